@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Exact accounting of FS_MSG warnings per (filesystem, warning type).
+ *
+ * The kernel numbers the warnings of one type on one filesystem (COUNT,
+ * cumulative since mount) and says how many it rate-limited since the last
+ * message it sent (SUPPRESSED). With nothing lost, consecutive messages
+ * satisfy count = previous + suppressed + 1; anything beyond that is a
+ * warning fsmsg missed. The table is bounded: keys are filesystems × types,
+ * and once @max_keys are tracked further keys are not (and counted).
+ */
+#ifndef FSMSG_ACCOUNTING_H
+#define FSMSG_ACCOUNTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fsm_key {
+	uint32_t major;
+	uint32_t minor;
+	uint32_t warning;
+};
+
+struct fsm_acct;
+
+#define FSM_ACCT_DEFAULT_MAX_KEYS 65536
+
+struct fsm_acct *fsm_acct_new(size_t max_keys);
+void fsm_acct_free(struct fsm_acct *a);
+size_t fsm_acct_size(const struct fsm_acct *a);
+/* Keys that could not be tracked because the table was full. */
+uint64_t fsm_acct_untracked(const struct fsm_acct *a);
+/* Last known count of @k; false when the key is not tracked. */
+bool fsm_acct_get(const struct fsm_acct *a, const struct fsm_key *k,
+		  uint64_t *count);
+
+/*
+ * Seed from the dump taken right after subscribing: warnings up to @count
+ * happened before fsmsg listened, or are still queued on its socket.
+ * Returns 0, or -1 when the key cannot be tracked.
+ */
+int fsm_acct_seed(struct fsm_acct *a, const struct fsm_key *k,
+		  uint64_t count, uint64_t last_ns);
+
+/*
+ * Resynchronise from a dump taken after a socket overrun: *missed is how
+ * far the kernel's count is ahead of the last known count (a key not seen
+ * before started from 0, since its filesystem appeared after the seed).
+ */
+int fsm_acct_sync(struct fsm_acct *a, const struct fsm_key *k,
+		  uint64_t count, uint64_t last_ns, uint64_t *missed);
+
+/*
+ * A delivered message: *missed is the number of warnings lost between the
+ * previous known count and this message. A message whose count is not
+ * above the last known one was already counted (queued before the seed or
+ * resync dump) and leaves the state alone, unless its timestamp is newer
+ * than anything known: then the filesystem was mounted again and its
+ * counts restarted. @ts_ns is 0 when the message had no TIMESTAMP.
+ */
+int fsm_acct_event(struct fsm_acct *a, const struct fsm_key *k,
+		   uint64_t count, uint64_t suppressed, uint64_t ts_ns,
+		   uint64_t *missed);
+
+#endif

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Parsing and validation of FS_MSG generic netlink messages.
+ *
+ * No global state: the parser only reads the message it is given and
+ * fills a caller-provided structure whose strings point into that message.
+ */
+#ifndef FSMSG_EVENT_H
+#define FSMSG_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/fs_msg.h>
+
+/*
+ * Longest payloads (NUL included) the policy accepts. The kernel sends much
+ * less (TASK_COMM_LEN is 16, s_id 32); the slack keeps a future kernel with
+ * longer names working, while anything beyond is treated as malformed.
+ */
+#define FSM_FSTYPE_MAX	64
+#define FSM_DEVICE_MAX	64
+#define FSM_COMM_MAX	256
+#define FSM_UUID_LEN	16
+
+/* Distinct warning types one dump reply may carry (the ABI has three). */
+#define FSM_MAX_COUNTERS 32
+
+enum fsm_parse_status {
+	FSM_PARSE_OK = 0,	/* a valid message of the wanted kind */
+	FSM_PARSE_IGNORED = 1,	/* not ours (control message, other command) */
+	FSM_PARSE_INVALID = -1,	/* malformed: reason in struct fsm_error */
+};
+
+struct fsm_error {
+	char msg[192];		/* snprintf-bounded, always NUL-terminated */
+};
+
+/* One FS_MSG_CMD_WARNING event. */
+struct fsm_event {
+	uint32_t warning;	/* enum fs_msg_warn, or a newer value */
+	uint32_t major;
+	uint32_t minor;
+	uint64_t count;
+
+	bool has_uid, has_pid, has_timestamp, has_suppressed, has_uuid;
+	uint64_t uid;
+	uint32_t pid;
+	uint64_t timestamp_ns;	/* CLOCK_REALTIME */
+	uint64_t suppressed;
+	uint8_t uuid[FSM_UUID_LEN];
+
+	/* NULL when absent; otherwise NUL-terminated, inside the message */
+	const char *fstype;
+	const char *device;
+	const char *comm;
+};
+
+struct fsm_counter {
+	uint32_t warning;
+	uint64_t count;
+	uint64_t last_ns;	/* 0: never */
+};
+
+/* One FS_MSG_CMD_FS_GET dump reply: a filesystem and its counters. */
+struct fsm_fs {
+	uint32_t major;
+	uint32_t minor;
+	bool has_uuid;
+	uint8_t uuid[FSM_UUID_LEN];
+	const char *fstype;	/* NULL when absent */
+	const char *device;	/* NULL when absent */
+	size_t ncounters;
+	struct fsm_counter counters[FSM_MAX_COUNTERS];
+	void *storage;		/* owned copy of the strings, see fsm_fs_clone */
+};
+
+/*
+ * Parse the netlink message at @buf (@buflen bytes available; nlmsg_len
+ * must fit). @family is the resolved family id, or 0 to accept any.
+ * Returns an enum fsm_parse_status; on FSM_PARSE_INVALID (and for
+ * FSM_PARSE_IGNORED) @err says why.
+ */
+int fsm_event_parse(const void *buf, size_t buflen, int family,
+		    struct fsm_event *ev, struct fsm_error *err);
+int fsm_fs_parse(const void *buf, size_t buflen, int family,
+		 struct fsm_fs *fs, struct fsm_error *err);
+
+/* Deep copy whose strings survive the message; release with fsm_fs_release. */
+int fsm_fs_clone(struct fsm_fs *dst, const struct fsm_fs *src);
+void fsm_fs_release(struct fsm_fs *fs);
+
+/* Counter of @warning in @fs, or NULL. */
+const struct fsm_counter *fsm_fs_counter(const struct fsm_fs *fs,
+					 uint32_t warning);
+
+/* "enospc", "meta-enospc", "inode-enospc"; NULL for other values. */
+const char *fsm_warning_name(uint32_t warning);
+/* "no space left for data", ...; NULL for other values. */
+const char *fsm_warning_words(uint32_t warning);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Text and JSON renderings of FS_MSG events, missed-warning reports and the
+ * filesystem list, into a caller-owned growable buffer. No global state.
+ */
+#ifndef FSMSG_FORMAT_H
+#define FSMSG_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct fsm_buf {
+	char *data;		/* NUL-terminated once anything was added */
+	size_t len;
+	size_t cap;
+	bool oom;		/* an append failed: contents are incomplete */
+};
+
+void fsm_buf_init(struct fsm_buf *b);
+void fsm_buf_free(struct fsm_buf *b);
+void fsm_buf_reset(struct fsm_buf *b);
+int fsm_buf_append(struct fsm_buf *b, const void *p, size_t n);
+int fsm_buf_puts(struct fsm_buf *b, const char *s);
+int fsm_buf_printf(struct fsm_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The contents as a string ("" when empty). */
+const char *fsm_buf_str(const struct fsm_buf *b);
+
+/* Warnings that fsmsg could not report (socket overrun, count gap). */
+struct fsm_missed {
+	uint32_t major;
+	uint32_t minor;
+	uint32_t warning;
+	uint64_t missed;
+	const char *fstype;	/* NULL: unknown */
+	const char *device;	/* NULL: unknown */
+	bool has_uuid;
+	uint8_t uuid[FSM_UUID_LEN];
+};
+
+/* Building blocks; all append to @b and return 0, or -1 when out of memory. */
+int fsm_format_time(struct fsm_buf *b, uint64_t ns);	/* ISO 8601, UTC */
+int fsm_format_uuid(struct fsm_buf *b, const uint8_t uuid[FSM_UUID_LEN]);
+int fsm_format_warning_name(struct fsm_buf *b, uint32_t warning);
+int fsm_json_string(struct fsm_buf *b, const char *s);	/* NULL: null */
+int fsm_text_string(struct fsm_buf *b, const char *s);	/* NULL: - */
+
+/*
+ * One line each, '\n' included. @recv_ns stands in for an absent
+ * TIMESTAMP; @now_ns is the time of a missed report.
+ */
+int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
+			  uint64_t recv_ns);
+int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
+			  uint64_t recv_ns);
+int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m);
+int fsm_format_missed_json(struct fsm_buf *b, const struct fsm_missed *m,
+			   uint64_t now_ns);
+
+/* --list: the counters shown are the warning types in @cols. */
+int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
+		       const uint32_t *cols, size_t ncols);
+int fsm_format_fs_table(struct fsm_buf *b, const struct fsm_fs *fss,
+			size_t n, const uint32_t *cols, size_t ncols);
+
+#endif

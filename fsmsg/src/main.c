@@ -1,0 +1,810 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fsmsg - report filesystem "out of space" warnings from the FS_MSG
+ * generic netlink family.
+ *
+ * Options, sockets and the event loop; what happens to a message is in
+ * monitor.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include "monitor.h"
+
+#ifndef FSMSG_VERSION
+#define FSMSG_VERSION "1.0.0"
+#endif
+
+#define MOUNTINFO "/proc/self/mountinfo"
+
+/* Room for a burst: each queued skb costs ~1 KiB of receive buffer. */
+#define RCVBUF_BYTES (4 << 20)
+
+/* Datagrams read per wake-up before signals get another look. */
+#define BATCH 64
+
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,
+	EXIT_RUNTIME = 2,
+	EXIT_TIMEOUT = 3,
+};
+
+struct options {
+	bool foreground;
+	bool json;
+	bool list;
+	bool syslog;
+	bool quiet;
+	uint64_t count;		/* 0: unlimited */
+	bool has_timeout;
+	struct timespec timeout;
+	char *pidfile;		/* absolute, malloc()ed */
+	struct fsm_filter filter;
+};
+
+struct app {
+	struct options opt;
+	struct fsm_monitor mon;
+	struct nl_sock *ev;	/* subscribed to FS_MSG/events */
+	struct nl_sock *dump;	/* requests (FS_GET dumps) */
+	int family;
+	int sigfd;
+	int timerfd;
+	bool overrun;		/* ENOBUFS seen, resync pending */
+	bool fatal;		/* writing output failed */
+	bool pidfile_written;
+	struct fsm_fs_list *rows;	/* dump in progress */
+	bool rows_oom;
+};
+
+static const char no_family[] =
+	"the kernel has no FS_MSG family: it was built without filesystem warning messages, or this is not the initial network namespace";
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"Usage: fsmsg [OPTION]...\n"
+"Report filesystem \"out of space\" warnings (ext2/3/4, XFS, btrfs) as the\n"
+"kernel sends them on the FS_MSG generic netlink family.\n"
+"\n"
+"  -F, --foreground         stay in the foreground, events on standard output\n"
+"  -j, --json               one JSON object per line instead of text\n"
+"  -l, --list               list the filesystems and their warning counters\n"
+"  -d, --device DEV         only DEV: MAJ:MIN, a block device, or any path on\n"
+"                           the filesystem (repeatable)\n"
+"  -T, --fstype TYPE        only filesystems of TYPE, e.g. ext4 (repeatable)\n"
+"  -u, --uuid UUID          only the filesystem with UUID (repeatable)\n"
+"  -w, --warning TYPE       only warnings of TYPE: enospc, meta-enospc,\n"
+"                           inode-enospc, or a number (repeatable)\n"
+"  -c, --count N            exit after N events\n"
+"  -t, --timeout SECONDS    exit SECONDS after listening (decimals allowed)\n"
+"  -p, --pidfile PATH       write the process id to PATH, remove it on exit\n"
+"  -s, --syslog             also log events to syslog in the foreground\n"
+"  -q, --quiet              do not print the \"fsmsg: listening\" line\n"
+"  -h, --help               show this help and exit\n"
+"  -V, --version            show the version and exit\n"
+"\n"
+"Without -F, fsmsg detaches and logs to syslog (facility daemon). Filters of\n"
+"different kinds must all match; repeated filters of one kind match any value.\n"
+"Joining the events group and --list need CAP_SYS_ADMIN.\n"
+"\n"
+"Exit status:\n"
+"  0  success, --count reached, SIGINT or SIGTERM, --timeout without --count\n"
+"  1  usage error\n"
+"  2  runtime failure: no FS_MSG family, no permission, netlink error\n"
+"  3  --timeout expired before --count events arrived\n");
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fsmsg: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'fsmsg --help' for more information.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+static void oom(void)
+{
+	fputs("fsmsg: out of memory\n", stderr);
+	exit(EXIT_RUNTIME);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int parse_count(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end || *v == 0 ? -1 : 0;
+}
+
+/* Seconds: digits with at most one decimal point, at most a year. */
+static int parse_timeout(const char *s, struct timespec *ts)
+{
+	size_t digits = strspn(s, "0123456789"), dot = 0;
+	double d;
+
+	if (s[digits] == '.')
+		dot = 1 + strspn(s + digits + 1, "0123456789");
+	if (s[digits + dot] || digits + (dot ? dot - 1 : 0) == 0)
+		return -1;
+	d = strtod(s, NULL);
+	if (!isfinite(d) || d <= 0 || d > 366.0 * 24 * 3600)
+		return -1;
+	ts->tv_sec = (time_t)d;
+	ts->tv_nsec = (long)((d - (double)ts->tv_sec) * 1e9);
+	if (ts->tv_nsec >= 1000000000L)
+		ts->tv_nsec = 999999999L;
+	if (!ts->tv_sec && !ts->tv_nsec)
+		ts->tv_nsec = 1;	/* 0.0000000001: still a timeout */
+	return 0;
+}
+
+/* The pidfile is removed after the daemon's chdir("/"): keep it absolute. */
+static char *absolute(const char *path)
+{
+	char *cwd, *abs;
+
+	if (path[0] == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	if (asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "foreground", no_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "fstype", required_argument, NULL, 'T' },
+		{ "uuid", required_argument, NULL, 'u' },
+		{ "warning", required_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "pidfile", required_argument, NULL, 'p' },
+		{ "syslog", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fsm_error err;
+	uint8_t uuid[FSM_UUID_LEN];
+	uint32_t w;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "Fjld:T:u:w:c:t:p:sqhV",
+				longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			o->foreground = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'l':
+			o->list = true;
+			break;
+		case 'd':
+			if (fsm_resolve_device(&o->filter, optarg, MOUNTINFO,
+					       &err) < 0)
+				usage_error("%s", err.msg);
+			break;
+		case 'T':
+			if (!*optarg)
+				usage_error("invalid --fstype ''");
+			if (fsm_filter_add_fstype(&o->filter, optarg) < 0)
+				oom();
+			break;
+		case 'u':
+			if (fsm_parse_uuid(optarg, uuid) < 0)
+				usage_error("invalid --uuid '%s'", optarg);
+			if (fsm_filter_add_uuid(&o->filter, uuid) < 0)
+				oom();
+			break;
+		case 'w':
+			if (fsm_parse_warning(optarg, &w) < 0)
+				usage_error("invalid --warning '%s' (enospc, meta-enospc, inode-enospc or a number)",
+					    optarg);
+			if (fsm_filter_add_warning(&o->filter, w) < 0)
+				oom();
+			break;
+		case 'c':
+			if (parse_count(optarg, &o->count) < 0)
+				usage_error("invalid --count '%s'", optarg);
+			break;
+		case 't':
+			if (parse_timeout(optarg, &o->timeout) < 0)
+				usage_error("invalid --timeout '%s'", optarg);
+			o->has_timeout = true;
+			break;
+		case 'p':
+			if (!*optarg)
+				usage_error("invalid --pidfile ''");
+			free(o->pidfile);
+			if (!(o->pidfile = absolute(optarg)))
+				oom();
+			break;
+		case 's':
+			o->syslog = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_OK);
+		case 'V':
+			printf("fsmsg %s (FS_MSG family version %d)\n",
+			       FSMSG_VERSION, FS_MSG_FAMILY_VERSION);
+			exit(EXIT_OK);
+		default:
+			/* getopt_long already named the problem. */
+			fputs("Try 'fsmsg --help' for more information.\n", stderr);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+}
+
+/* Errors before the daemon detaches go to the terminal; after, to syslog. */
+static void say(struct app *app, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(struct app *app, int prio, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fsm_monitor_report(&app->mon, prio, "%s", line);
+}
+
+static void syslog_line(void *arg, int prio, const char *line)
+{
+	(void)arg;
+	syslog(prio, "%s", line);
+}
+
+static int event_cb(struct nl_msg *msg, void *arg)
+{
+	struct app *app = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	if (fsm_monitor_message(&app->mon, nlh, nlh->nlmsg_len, now_ns()) < 0) {
+		app->fatal = true;
+		return NL_STOP;
+	}
+	return app->mon.done ? NL_STOP : NL_OK;
+}
+
+static int dump_cb(struct nl_msg *msg, void *arg)
+{
+	struct app *app = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct fsm_error err;
+	int ret;
+
+	ret = fsm_fs_list_add(app->rows, nlh, nlh->nlmsg_len, app->family, &err);
+	if (ret == -2) {
+		app->rows_oom = true;
+		return NL_STOP;
+	}
+	if (ret < 0)
+		say(app, LOG_WARNING, "skipped an invalid FS_MSG dump reply: %s",
+		    err.msg);
+	return NL_OK;
+}
+
+/* Sockets live until exit; one helper so every failure reads the same. */
+static struct nl_sock *genl_socket(struct app *app)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int err;
+
+	if (!sk)
+		oom();
+	err = genl_connect(sk);
+	if (err < 0) {
+		say(app, LOG_ERR, "cannot open a generic netlink socket: %s",
+		    nl_geterror(err));
+		exit(EXIT_RUNTIME);
+	}
+	return sk;
+}
+
+static void resolve_family(struct app *app, struct nl_sock *sk)
+{
+	int id = genl_ctrl_resolve(sk, FS_MSG_FAMILY_NAME);
+
+	if (id == -NLE_OBJ_NOTFOUND) {
+		say(app, LOG_ERR, "%s", no_family);
+		exit(EXIT_RUNTIME);
+	}
+	if (id < 0) {
+		say(app, LOG_ERR, "cannot resolve the FS_MSG family: %s",
+		    nl_geterror(id));
+		exit(EXIT_RUNTIME);
+	}
+	app->family = id;
+	app->mon.family = id;
+}
+
+/* FS_GET dump into @rows. Returns 0 or a negative libnl error. */
+static int dump(struct app *app, struct fsm_fs_list *rows)
+{
+	int err = 0;
+
+	/* The kernel flags a dump that raced with a mount or unmount;
+	 * a fresh one is consistent again. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct nl_msg *msg = nlmsg_alloc();
+
+		fsm_fs_list_free(rows);
+		if (!msg)
+			return -NLE_NOMEM;
+		if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, app->family, 0,
+				 NLM_F_DUMP, FS_MSG_CMD_FS_GET,
+				 FS_MSG_FAMILY_VERSION)) {
+			nlmsg_free(msg);
+			return -NLE_NOMEM;
+		}
+		err = nl_send_auto(app->dump, msg);
+		nlmsg_free(msg);
+		if (err < 0)
+			return err;
+		app->rows = rows;
+		app->rows_oom = false;
+		err = nl_recvmsgs_default(app->dump);
+		app->rows = NULL;
+		if (app->rows_oom)
+			return -NLE_NOMEM;
+		if (err != -NLE_DUMP_INTR)
+			break;
+	}
+	return err < 0 ? err : 0;
+}
+
+static void open_dump_socket(struct app *app)
+{
+	app->dump = genl_socket(app);
+	nl_socket_modify_cb(app->dump, NL_CB_VALID, NL_CB_CUSTOM, dump_cb, app);
+}
+
+static void set_rcvbuf(struct app *app)
+{
+	int fd = nl_socket_get_fd(app->ev), size = RCVBUF_BYTES;
+
+	/* FORCE passes net.core.rmem_max but needs CAP_NET_ADMIN. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) == 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
+		say(app, LOG_WARNING, "cannot enlarge the receive buffer: %s",
+		    strerror(errno));
+}
+
+static void subscribe(struct app *app)
+{
+	int grp, err;
+
+	app->ev = genl_socket(app);
+	/* Multicast events carry no sequence numbers to check. */
+	nl_socket_disable_seq_check(app->ev);
+	nl_socket_modify_cb(app->ev, NL_CB_VALID, NL_CB_CUSTOM, event_cb, app);
+	resolve_family(app, app->ev);
+
+	grp = genl_ctrl_resolve_grp(app->ev, FS_MSG_FAMILY_NAME,
+				    FS_MSG_MCGRP_EVENTS);
+	if (grp < 0) {
+		if (grp == -NLE_OBJ_NOTFOUND)
+			say(app, LOG_ERR, "the FS_MSG family has no '%s' multicast group",
+			    FS_MSG_MCGRP_EVENTS);
+		else
+			say(app, LOG_ERR, "cannot resolve the FS_MSG '%s' group: %s",
+			    FS_MSG_MCGRP_EVENTS, nl_geterror(grp));
+		exit(EXIT_RUNTIME);
+	}
+	set_rcvbuf(app);
+	err = nl_socket_add_membership(app->ev, grp);
+	if (err == -NLE_PERM || err == -NLE_NOACCESS) {
+		say(app, LOG_ERR, "joining the FS_MSG events group needs CAP_SYS_ADMIN (run fsmsg as root)");
+		exit(EXIT_RUNTIME);
+	}
+	if (err < 0) {
+		say(app, LOG_ERR, "cannot join the FS_MSG events group: %s",
+		    nl_geterror(err));
+		exit(EXIT_RUNTIME);
+	}
+	err = nl_socket_set_nonblocking(app->ev);
+	if (err < 0) {
+		say(app, LOG_ERR, "cannot make the event socket non-blocking: %s",
+		    nl_geterror(err));
+		exit(EXIT_RUNTIME);
+	}
+}
+
+static void dump_failed(struct app *app, int err, const char *what)
+{
+	if (err == -NLE_PERM || err == -NLE_NOACCESS)
+		say(app, LOG_ERR, "%s needs CAP_SYS_ADMIN (run fsmsg as root)", what);
+	else
+		say(app, LOG_ERR, "%s failed: %s", what, nl_geterror(err));
+}
+
+/* Subscribe first, then dump: a warning in between is in both, and the
+ * accounting knows a queued message at or below the seed was counted. */
+static void seed(struct app *app)
+{
+	struct fsm_fs_list rows = { 0 };
+	int err;
+
+	open_dump_socket(app);
+	err = dump(app, &rows);
+	if (err < 0) {
+		dump_failed(app, err, "reading the FS_MSG counters");
+		fsm_fs_list_free(&rows);
+		exit(EXIT_RUNTIME);
+	}
+	fsm_monitor_seed(&app->mon, &rows);
+	fsm_fs_list_free(&rows);
+}
+
+static int list(struct app *app)
+{
+	struct fsm_fs_list rows = { 0 };
+	int err, ret = EXIT_OK;
+
+	open_dump_socket(app);
+	resolve_family(app, app->dump);
+	err = dump(app, &rows);
+	if (err < 0) {
+		dump_failed(app, err, "listing the filesystems");
+		ret = EXIT_RUNTIME;
+	} else if (fsm_monitor_list(&app->mon, &rows) < 0) {
+		say(app, LOG_ERR, "cannot write the list: %s",
+		    strerror(app->mon.write_errno));
+		ret = EXIT_RUNTIME;
+	}
+	fsm_fs_list_free(&rows);
+	return ret;
+}
+
+static int write_pidfile(struct app *app)
+{
+	FILE *fp = fopen(app->opt.pidfile, "we");
+	bool ok = fp && fprintf(fp, "%ld\n", (long)getpid()) > 0;
+
+	if (fp && fclose(fp) != 0)
+		ok = false;
+	if (!ok) {
+		say(app, LOG_ERR, "cannot write pidfile %s: %s", app->opt.pidfile,
+		    strerror(errno));
+		return -1;
+	}
+	app->pidfile_written = true;
+	return 0;
+}
+
+static void listening(struct app *app)
+{
+	if (!app->opt.quiet) {
+		fprintf(stderr, "fsmsg: listening: %s/%s\n", FS_MSG_FAMILY_NAME,
+			FS_MSG_MCGRP_EVENTS);
+		fflush(stderr);
+	}
+	if (app->mon.log)
+		syslog(LOG_INFO, "listening: %s/%s", FS_MSG_FAMILY_NAME,
+		       FS_MSG_MCGRP_EVENTS);
+}
+
+/*
+ * Like daemon(3), but the parent waits until the child has written its
+ * pidfile and printed the readiness line: a script that starts fsmsg can
+ * rely on both once the command returned. Exits in the parent.
+ */
+static void daemonize(struct app *app)
+{
+	int pfd[2], fd;
+	char ok = 1;
+	pid_t pid;
+
+	fflush(NULL);
+	if (pipe2(pfd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		say(app, LOG_ERR, "cannot become a daemon: %s", strerror(errno));
+		exit(EXIT_RUNTIME);
+	}
+	if (pid > 0) {
+		ssize_t n;
+
+		close(pfd[1]);
+		do
+			n = read(pfd[0], &ok, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 && ok == 0 ? EXIT_OK : EXIT_RUNTIME);
+	}
+	close(pfd[0]);
+	setsid();
+	if (chdir("/") < 0) {
+		/* Only keeps a mount busy; not worth failing. */
+	}
+	if (app->opt.pidfile && write_pidfile(app) < 0)
+		exit(EXIT_RUNTIME);	/* the parent sees EOF and fails */
+	listening(app);
+
+	/* From here on, only syslog. */
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	app->mon.out = NULL;
+	app->mon.err = NULL;
+	ok = 0;
+	if (write(pfd[1], &ok, 1) != 1) {
+		/* The parent is gone; nothing to tell. */
+	}
+	close(pfd[1]);
+}
+
+static int setup_signals(void)
+{
+	sigset_t set;
+
+	/* Blocked signals are queued even where a shell set them to be
+	 * ignored (background jobs ignore SIGINT), so signalfd sees them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+static int setup_timer(const struct timespec *timeout)
+{
+	struct itimerspec its = { .it_value = *timeout };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd >= 0 && timerfd_settime(fd, 0, &its, NULL) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static bool readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLERR));
+}
+
+/* One nl_recvmsgs() round on the event socket. */
+static int receive(struct app *app)
+{
+	int err = nl_recvmsgs_default(app->ev);
+
+	/* libnl turns ENOBUFS (the kernel dropped messages for us) into
+	 * -NLE_NOMEM. */
+	if (err == -NLE_NOMEM) {
+		app->overrun = true;
+		return 0;
+	}
+	if (err < 0 && err != -NLE_AGAIN && err != -NLE_INTR) {
+		say(app, LOG_ERR, "receiving FS_MSG events failed: %s",
+		    nl_geterror(err));
+		app->fatal = true;
+		return -1;
+	}
+	return 0;
+}
+
+static bool stop(const struct app *app)
+{
+	return app->fatal || app->mon.done;
+}
+
+/*
+ * After an overrun: dump the kernel's counters, read what is still queued
+ * (those messages are older than the dump, and are events like any), then
+ * whatever the dump counts beyond the last known counts was lost.
+ */
+static void resync(struct app *app)
+{
+	struct fsm_fs_list rows = { 0 };
+	int err;
+
+	app->overrun = false;
+	fsm_monitor_overrun(&app->mon);
+	err = dump(app, &rows);
+	if (err < 0) {
+		say(app, LOG_ERR, "overrun: cannot read the kernel's counters (%s): the number of missed warnings is unknown",
+		    nl_geterror(err));
+		fsm_fs_list_free(&rows);
+		return;
+	}
+	while (!stop(app) && readable(nl_socket_get_fd(app->ev))) {
+		if (readable(app->sigfd))
+			goto out;	/* exiting anyway */
+		if (receive(app) < 0)
+			goto out;
+	}
+	if (!stop(app) && fsm_monitor_resync(&app->mon, &rows, now_ns()) < 0)
+		app->fatal = true;
+out:
+	fsm_fs_list_free(&rows);
+}
+
+static int run(struct app *app)
+{
+	struct pollfd pfd[3];
+	nfds_t n = 2;
+
+	pfd[0] = (struct pollfd){ .fd = app->sigfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = nl_socket_get_fd(app->ev), .events = POLLIN };
+	if (app->timerfd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = app->timerfd, .events = POLLIN };
+
+	while (!stop(app)) {
+		int ret = poll(pfd, n, app->overrun ? 0 : -1);
+
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			say(app, LOG_ERR, "poll: %s", strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if (pfd[0].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(app->sigfd, &si, sizeof(si)) == sizeof(si) &&
+			    app->mon.log)
+				syslog(LOG_INFO, "exiting on %s",
+				       si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+			return EXIT_OK;
+		}
+		if (n > 2 && pfd[2].revents)
+			return app->opt.count ? EXIT_TIMEOUT : EXIT_OK;
+		if (pfd[1].revents) {
+			for (int i = 0; i < BATCH && !stop(app) && !app->overrun; i++) {
+				if (receive(app) < 0 ||
+				    !readable(nl_socket_get_fd(app->ev)))
+					break;
+			}
+		}
+		if (app->overrun && !stop(app))
+			resync(app);
+	}
+	if (app->fatal) {
+		if (app->mon.write_errno)
+			say(app, LOG_ERR, "cannot write events: %s",
+			    strerror(app->mon.write_errno));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct app app = { .sigfd = -1, .timerfd = -1 };
+	int ret;
+
+	fsm_filter_init(&app.opt.filter);
+	parse_options(argc, argv, &app.opt);
+
+	app.mon.json = app.opt.json;
+	app.mon.out = stdout;
+	app.mon.err = stderr;
+	app.mon.filter = &app.opt.filter;
+	app.mon.max_events = app.opt.count;
+	if (fsm_monitor_init(&app.mon) < 0)
+		oom();
+
+	if (app.opt.list) {
+		ret = list(&app);
+		goto out;
+	}
+	/* Before anything can fail, so that a service's failure is logged
+	 * where its events go. */
+	if (app.opt.syslog || !app.opt.foreground) {
+		openlog("fsmsg", LOG_PID, LOG_DAEMON);
+		app.mon.log = syslog_line;
+	}
+
+	app.sigfd = setup_signals();
+	if (app.sigfd < 0) {
+		say(&app, LOG_ERR, "cannot set up signal handling: %s",
+		    strerror(errno));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	/* Everything that can fail does so here, on the terminal. */
+	subscribe(&app);
+	seed(&app);
+
+	if (!app.opt.foreground) {
+		daemonize(&app);
+	} else {
+		if (app.opt.pidfile && write_pidfile(&app) < 0) {
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		listening(&app);
+	}
+
+	if (app.opt.has_timeout) {
+		app.timerfd = setup_timer(&app.opt.timeout);
+		if (app.timerfd < 0) {
+			say(&app, LOG_ERR, "cannot set up the timeout: %s",
+			    strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	ret = run(&app);
+out:
+	if (app.pidfile_written && app.opt.pidfile)
+		unlink(app.opt.pidfile);
+	if (app.ev)
+		nl_socket_free(app.ev);
+	if (app.dump)
+		nl_socket_free(app.dump);
+	if (app.sigfd >= 0)
+		close(app.sigfd);
+	if (app.timerfd >= 0)
+		close(app.timerfd);
+	if (app.mon.log)
+		closelog();
+	fsm_monitor_fini(&app.mon);
+	fsm_filter_free(&app.opt.filter);
+	free(app.opt.pidfile);
+	return ret;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What fsmsg does with the messages it receives, independent of sockets:
+ * parse, account, filter, format and write events, missed-warning reports
+ * and the --list output. main.c feeds it from netlink; the unit tests feed
+ * it crafted messages and read what it wrote.
+ */
+#ifndef FSMSG_MONITOR_H
+#define FSMSG_MONITOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "accounting.h"
+#include "event.h"
+#include "filter.h"
+#include "format.h"
+
+/* Receives a finished line (no newline) for syslog; prio is a LOG_* value. */
+typedef void (*fsm_log_fn)(void *arg, int prio, const char *line);
+
+struct fsm_monitor {
+	/* Set by the caller before fsm_monitor_init(). */
+	bool json;
+	FILE *out;		/* events and --list; NULL: not written */
+	FILE *err;		/* diagnostics; NULL: not written */
+	fsm_log_fn log;		/* NULL: no syslog */
+	void *log_arg;
+	const struct fsm_filter *filter;	/* required */
+	int family;		/* resolved family id, 0: any */
+	uint64_t max_events;	/* --count, 0: no limit */
+
+	/* State. */
+	struct fsm_acct *acct;
+	struct fsm_buf buf;
+	uint64_t events;	/* events written */
+	uint64_t invalid;	/* malformed messages skipped */
+	uint64_t missed;	/* warnings reported missed */
+	uint64_t overruns;
+	bool done;		/* --count reached */
+	bool acct_full_reported;
+	int write_errno;	/* set when writing to @out failed */
+};
+
+/* A growable list of owned dump rows. */
+struct fsm_fs_list {
+	struct fsm_fs *v;
+	size_t n;
+	size_t cap;
+};
+
+void fsm_fs_list_free(struct fsm_fs_list *l);
+/*
+ * Parse a dump reply and keep a copy. Returns 0 (added or not a reply),
+ * FSM_PARSE_INVALID with @err set, or -2 when out of memory.
+ */
+int fsm_fs_list_add(struct fsm_fs_list *l, const void *buf, size_t len,
+		    int family, struct fsm_error *err);
+
+int fsm_monitor_init(struct fsm_monitor *m);
+void fsm_monitor_fini(struct fsm_monitor *m);
+
+/* syslog priority of an event of this warning type. */
+int fsm_warning_priority(uint32_t warning);
+
+/* "fsmsg: <message>" on @err and <message> to syslog. */
+void fsm_monitor_report(struct fsm_monitor *m, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * One message from the event socket, received at @now_ns (CLOCK_REALTIME).
+ * Invalid ones are reported and skipped. Returns 0, or -1 when writing the
+ * output failed (write_errno).
+ */
+int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
+			uint64_t now_ns);
+
+/* Seed the counts from the dump taken right after subscribing. */
+void fsm_monitor_seed(struct fsm_monitor *m, const struct fsm_fs_list *l);
+
+/* The socket overran: say so (the caller then dumps, drains, resyncs). */
+void fsm_monitor_overrun(struct fsm_monitor *m);
+
+/* Report what the kernel counted beyond what fsmsg saw. Returns 0 or -1. */
+int fsm_monitor_resync(struct fsm_monitor *m, const struct fsm_fs_list *l,
+		       uint64_t now_ns);
+
+/* --list: write the filtered rows as a table or JSON lines. 0 or -1. */
+int fsm_monitor_list(struct fsm_monitor *m, const struct fsm_fs_list *l);
+
+#endif

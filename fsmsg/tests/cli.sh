@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Host integration tests of the fsmsg binary that need no FS_MSG family:
+# usage errors exit 1 with a clear message, --help/--version exit 0, and on
+# a kernel without the family every mode says so in one sentence and exits
+# 2. TAP on stdout.
+#
+# usage: cli.sh FSMSG [FSMSG_STATIC]
+
+FSMSG=${1:?usage: cli.sh FSMSG [FSMSG_STATIC]}
+STATIC=${2:-}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsmsg-cli.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+n=0
+failed=0
+NOFAM='fsmsg: the kernel has no FS_MSG family: it was built without filesystem warning messages, or this is not the initial network namespace'
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	# Show what the command did.
+	sed 's/^/#   stdout: /' "$TMP/out"
+	sed 's/^/#   stderr: /' "$TMP/err"
+	echo "#   exit: $rc"
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# run CMD...: exit code in $rc, output in $TMP/out and $TMP/err
+run() {
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+}
+
+# expect NAME RC STDERR-SUBSTRING CMD...
+expect() {
+	name=$1 want=$2 text=$3
+	shift 3
+	run "$@"
+	if [ "$rc" -eq "$want" ] && grep -qF -- "$text" "$TMP/err"; then
+		ok "$name"
+	else
+		not_ok "$name"
+	fi
+}
+
+# A kernel with the family (e.g. inside the test guest) skips those tests.
+run "$FSMSG" -F -q -t 0.2
+if [ "$rc" -eq 2 ] && grep -qF "no FS_MSG family" "$TMP/err"; then
+	HAVE_FAMILY=no
+else
+	HAVE_FAMILY=yes
+fi
+
+echo "TAP version 13"
+
+# --help / --version
+run "$FSMSG" --help
+if [ "$rc" -eq 0 ] && grep -q '^Usage: fsmsg \[OPTION\]' "$TMP/out" &&
+   grep -q -- '-t, --timeout SECONDS' "$TMP/out" &&
+   grep -q '^  3  --timeout expired before --count' "$TMP/out" &&
+   [ ! -s "$TMP/err" ]; then
+	ok "--help: usage with exit codes on stdout, exit 0"
+else
+	not_ok "--help: usage with exit codes on stdout, exit 0"
+fi
+run "$FSMSG" -h
+if [ "$rc" -eq 0 ] && grep -q '^Usage: fsmsg' "$TMP/out"; then
+	ok "-h: exit 0"
+else
+	not_ok "-h: exit 0"
+fi
+run "$FSMSG" -V
+if [ "$rc" -eq 0 ] && grep -q '^fsmsg [0-9][0-9.]* (FS_MSG family version 1)$' "$TMP/out"; then
+	ok "-V: version line, exit 0"
+else
+	not_ok "-V: version line, exit 0"
+fi
+
+# Usage errors: exit 1, the problem named, a pointer to --help.
+expect "-c x: invalid --count, exit 1" 1 "fsmsg: invalid --count 'x'" "$FSMSG" -F -c x
+grep -qF "Try 'fsmsg --help' for more information." "$TMP/err" &&
+	ok "usage errors point to --help" || not_ok "usage errors point to --help"
+expect "-c 0 rejected" 1 "fsmsg: invalid --count '0'" "$FSMSG" -F -c 0
+expect "-c -1 rejected" 1 "fsmsg: invalid --count '-1'" "$FSMSG" -F -c -1
+expect "-c 5x rejected" 1 "fsmsg: invalid --count '5x'" "$FSMSG" -F -c 5x
+expect "-c 99999999999999999999 rejected" 1 "invalid --count" "$FSMSG" -F -c 99999999999999999999
+expect "-t abc rejected" 1 "fsmsg: invalid --timeout 'abc'" "$FSMSG" -F -t abc
+expect "-t -1 rejected" 1 "fsmsg: invalid --timeout '-1'" "$FSMSG" -F -t -1
+expect "-t 0 rejected" 1 "fsmsg: invalid --timeout '0'" "$FSMSG" -F -t 0
+expect "-t 1e3 rejected" 1 "fsmsg: invalid --timeout '1e3'" "$FSMSG" -F -t 1e3
+expect "-t . rejected" 1 "fsmsg: invalid --timeout '.'" "$FSMSG" -F -t .
+expect "-w bogus rejected" 1 "fsmsg: invalid --warning 'bogus'" "$FSMSG" -F -w bogus
+expect "-w 0 rejected" 1 "fsmsg: invalid --warning '0'" "$FSMSG" -F -w 0
+expect "-u nope rejected" 1 "fsmsg: invalid --uuid 'nope'" "$FSMSG" -F -u nope
+expect "-T '' rejected" 1 "fsmsg: invalid --fstype ''" "$FSMSG" -F -T ''
+expect "-d /nonexistent: cannot resolve, exit 1" 1 \
+	"fsmsg: cannot resolve device '/nonexistent': No such file or directory" \
+	"$FSMSG" -F -d /nonexistent
+expect "-d 8:x (neither MAJ:MIN nor a path) rejected" 1 \
+	"fsmsg: cannot resolve device '8:x'" "$FSMSG" -F -d 8:x
+expect "unknown option rejected" 1 "unrecognized option '--bogus'" "$FSMSG" --bogus
+expect "missing option argument rejected" 1 "option requires an argument -- 'c'" "$FSMSG" -F -c
+expect "positional argument rejected" 1 "fsmsg: unexpected argument 'extra'" "$FSMSG" -F extra
+
+# No FS_MSG family on this kernel: one sentence, exit 2, in every mode.
+if [ "$HAVE_FAMILY" = no ]; then
+	for mode in "-F" "-F -j" "" "-l" "-l -j" "-F -q -c 1 -t 0.5"; do
+		# shellcheck disable=SC2086 # the modes are word lists
+		run "$FSMSG" $mode
+		if [ "$rc" -eq 2 ] && [ "$(cat "$TMP/err")" = "$NOFAM" ] && [ ! -s "$TMP/out" ]; then
+			ok "no family: 'fsmsg $mode' says so in one line, exit 2"
+		else
+			not_ok "no family: 'fsmsg $mode' says so in one line, exit 2"
+		fi
+	done
+	expect "all filters together are accepted (then: no family)" 2 "no FS_MSG family" \
+		"$FSMSG" -F -j -d / -d 254:16 -T ext4 -T xfs \
+		-u 0c5f3a9e-1234-4bcd-8ef0-0123456789ab -w enospc -w meta-enospc \
+		-w inode-enospc -w 7 -c 3 -t 0.5 -p "$TMP/pid" -s -q
+	[ ! -e "$TMP/pid" ] && ok "no pidfile left behind on failure" ||
+		not_ok "no pidfile left behind on failure"
+	expect "--timeout with decimals accepted" 2 "no FS_MSG family" "$FSMSG" -F -t 0.5
+	expect "--timeout .25 accepted" 2 "no FS_MSG family" "$FSMSG" -F -t .25
+else
+	skip "no-family tests" "this kernel has the FS_MSG family"
+fi
+
+# The static binary, for a busybox initramfs.
+if [ -n "$STATIC" ]; then
+	# No program interpreter and no dynamic section: nothing to load.
+	run readelf -l -d "$STATIC"
+	if [ "$rc" -eq 0 ] && ! grep -q 'INTERP' "$TMP/out" &&
+	   grep -q 'There is no dynamic section' "$TMP/out"; then
+		ok "fsmsg.static is statically linked"
+	else
+		not_ok "fsmsg.static is statically linked"
+	fi
+	run "$STATIC" --help
+	[ "$rc" -eq 0 ] && grep -q '^Usage: fsmsg' "$TMP/out" &&
+		ok "fsmsg.static --help" || not_ok "fsmsg.static --help"
+	if [ "$HAVE_FAMILY" = no ]; then
+		expect "fsmsg.static: no family, exit 2" 2 "$NOFAM" "$STATIC" -F
+		# Nothing but the binary: no /etc, no /proc, no libraries.
+		if [ "$(id -u)" -eq 0 ] && command -v chroot >/dev/null; then
+			mkdir -p "$TMP/root"
+			cp "$STATIC" "$TMP/root/fsmsg"
+			expect "fsmsg.static in an empty chroot: still the one sentence, exit 2" \
+				2 "$NOFAM" chroot "$TMP/root" /fsmsg -F
+			expect "fsmsg.static in an empty chroot: --list too" \
+				2 "$NOFAM" chroot "$TMP/root" /fsmsg --list --json
+		else
+			skip "fsmsg.static in an empty chroot" "needs root and chroot"
+		fi
+	fi
+fi
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

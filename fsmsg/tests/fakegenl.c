@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A fake generic netlink "kernel" with an FS_MSG family, for testing the
+ * real fsmsg binary end to end on a host whose kernel lacks the family.
+ *
+ * LD_PRELOAD it: socket(AF_NETLINK, ..., NETLINK_GENERIC) returns one end
+ * of a datagram socketpair, and the calls libnl and fsmsg make on it
+ * (bind, getsockname, setsockopt, sendmsg, recvmsg) are answered here.
+ * The controller resolves FS_MSG and its "events" group; FS_GET dumps
+ * return the filesystems of a script; after the first dump (fsmsg's seed)
+ * the script's events are multicast to the sockets that joined the group.
+ *
+ * Script (FAKEGENL_SCRIPT=file), one directive a line:
+ *   nofamily                       the family does not exist
+ *   deny-join                      joining the group fails with EPERM
+ *   deny-dump                      FS_GET fails with EPERM
+ *   fs MAJ MIN FSTYPE DEVICE UUID|- ENOSPC META INODE   a filesystem and
+ *                                  its counters before fsmsg started
+ *   event TYPE MAJ MIN COUNT SUPPRESSED COMM   counter := COUNT, sent
+ *   lost TYPE MAJ MIN COUNT        counter := COUNT, not sent
+ *   overrun                        the next read fails with ENOBUFS
+ *   invalid                        a WARNING message without COUNT
+ * Timestamps are 1796283771000000000 + n for the n-th warning (1-based).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "nlbuild.h"
+
+#define GROUP_ID 7
+#define MAX_FAKES 16
+#define MAX_ROWS 16
+#define BASE_TS 1796283771000000000ULL
+
+struct fake {
+	int fd;			/* handed to the program */
+	int peer;		/* the kernel's end */
+	bool member;
+	uint32_t port;
+};
+
+struct row {
+	uint32_t major, minor;
+	char fstype[32], device[32];
+	bool has_uuid;
+	uint8_t uuid[16];
+	uint64_t count[4], last[4];
+};
+
+static struct fake fakes[MAX_FAKES];
+static struct row rows[MAX_ROWS];
+static int nrows;
+static bool loaded, nofamily, deny_join, deny_dump, script_ran;
+static uint64_t nwarn;
+static char *script_text;	/* the lines after the setup */
+
+static int (*real_socket)(int, int, int);
+static int (*real_close)(int);
+static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
+static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static ssize_t (*real_sendto)(int, const void *, size_t, int,
+			      const struct sockaddr *, socklen_t);
+static int (*real_bind)(int, const struct sockaddr *, socklen_t);
+static int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fakegenl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	_exit(99);
+}
+
+static void resolve(void)
+{
+	if (real_socket)
+		return;
+	real_socket = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
+	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	real_setsockopt = (int (*)(int, int, int, const void *, socklen_t))
+		dlsym(RTLD_NEXT, "setsockopt");
+	real_sendmsg = (ssize_t (*)(int, const struct msghdr *, int))
+		dlsym(RTLD_NEXT, "sendmsg");
+	real_recvmsg = (ssize_t (*)(int, struct msghdr *, int))
+		dlsym(RTLD_NEXT, "recvmsg");
+	real_sendto = (ssize_t (*)(int, const void *, size_t, int,
+				   const struct sockaddr *, socklen_t))
+		dlsym(RTLD_NEXT, "sendto");
+	real_bind = (int (*)(int, const struct sockaddr *, socklen_t))
+		dlsym(RTLD_NEXT, "bind");
+	real_getsockname = (int (*)(int, struct sockaddr *, socklen_t *))
+		dlsym(RTLD_NEXT, "getsockname");
+}
+
+static struct row *find_row(uint32_t major, uint32_t minor)
+{
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].major == major && rows[i].minor == minor)
+			return &rows[i];
+	die("no fs %u:%u in the script", major, minor);
+}
+
+static void parse_uuid(const char *s, struct row *r)
+{
+	int n = 0;
+
+	r->has_uuid = strcmp(s, "-") != 0;
+	for (; r->has_uuid && *s && n < 16; s++) {
+		unsigned int b;
+
+		if (*s == '-')
+			continue;
+		if (sscanf(s, "%2x", &b) != 1)
+			die("bad uuid");
+		r->uuid[n++] = (uint8_t)b;
+		s++;
+	}
+}
+
+/* Setup directives now; the rest is kept for after the seed dump. */
+static void load(void)
+{
+	const char *path = getenv("FAKEGENL_SCRIPT");
+	char line[512];
+	size_t len = 0;
+	FILE *fp;
+
+	if (loaded)
+		return;
+	loaded = true;
+	script_text = calloc(1, 1);
+	if (!path)
+		return;
+	fp = fopen(path, "r");
+	if (!fp)
+		die("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), fp)) {
+		char a[32], b[32], u[64];
+		struct row *r;
+
+		if (!strncmp(line, "nofamily", 8)) {
+			nofamily = true;
+		} else if (!strncmp(line, "deny-join", 9)) {
+			deny_join = true;
+		} else if (!strncmp(line, "deny-dump", 9)) {
+			deny_dump = true;
+		} else if (!strncmp(line, "fs ", 3)) {
+			if (nrows == MAX_ROWS)
+				die("too many fs");
+			r = &rows[nrows++];
+			if (sscanf(line, "fs %u %u %31s %31s %63s %lu %lu %lu",
+				   &r->major, &r->minor, a, b, u, &r->count[1],
+				   &r->count[2], &r->count[3]) != 8)
+				die("bad line: %s", line);
+			strcpy(r->fstype, a);
+			strcpy(r->device, b);
+			parse_uuid(u, r);
+			for (int w = 1; w <= 3; w++)
+				if (r->count[w])
+					r->last[w] = BASE_TS - 1000 + (uint64_t)w;
+		} else if (line[0] != '#' && line[0] != '\n') {
+			size_t n = strlen(line);
+
+			script_text = realloc(script_text, len + n + 1);
+			if (!script_text)
+				die("out of memory");
+			memcpy(script_text + len, line, n + 1);
+			len += n;
+		}
+	}
+	fclose(fp);
+}
+
+static struct fake *fake_of(int fd)
+{
+	for (int i = 0; i < MAX_FAKES; i++)
+		if (fakes[i].fd == fd && fakes[i].peer > 0)
+			return &fakes[i];
+	return NULL;
+}
+
+/* The kernel queues a datagram for the program's socket. */
+static void deliver(struct fake *f, const void *p, size_t n)
+{
+	if (real_sendto(f->peer, p, n, MSG_DONTWAIT, NULL, 0) != (ssize_t)n)
+		die("deliver: %s", strerror(errno));
+}
+
+/* Fix up seq/port of every message in @r and send each as a datagram. */
+static void reply(struct fake *f, struct raw *r, uint32_t seq, bool one)
+{
+	size_t off = 0;
+
+	while (off < r->len) {
+		struct nlmsghdr h;
+
+		memcpy(&h, r->buf + off, sizeof(h));
+		h.nlmsg_seq = seq;
+		h.nlmsg_pid = f->port;
+		memcpy(r->buf + off, &h, sizeof(h));
+		if (!one)
+			deliver(f, r->buf + off, h.nlmsg_len);
+		off += NLMSG_ALIGN(h.nlmsg_len);
+	}
+	if (one)	/* a dump: all in one datagram, as the kernel does */
+		deliver(f, r->buf, r->len);
+	raw_free(r);
+}
+
+static void error_reply(struct fake *f, const struct nlmsghdr *req, int err)
+{
+	struct raw r = { 0 };
+	struct nlmsgerr e = { .error = err, .msg = *req };
+
+	raw_begin_type(&r, NLMSG_ERROR, 0, 0);
+	r.len -= GENL_HDRLEN;
+	raw_put(&r, &e, sizeof(e));
+	raw_end(&r);
+	reply(f, &r, req->nlmsg_seq, false);
+}
+
+static void family_reply(struct fake *f, const struct nlmsghdr *req)
+{
+	struct raw r = { 0 };
+	uint16_t id = TEST_FAMILY;
+	size_t grps, grp;
+
+	raw_begin_type(&r, GENL_ID_CTRL, CTRL_CMD_NEWFAMILY,
+		       (req->nlmsg_flags & NLM_F_DUMP) ? NLM_F_MULTI : 0);
+	raw_attr(&r, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
+	raw_str(&r, CTRL_ATTR_FAMILY_NAME, FS_MSG_FAMILY_NAME);
+	raw_u32(&r, CTRL_ATTR_VERSION, FS_MSG_FAMILY_VERSION);
+	raw_u32(&r, CTRL_ATTR_HDRSIZE, 0);
+	raw_u32(&r, CTRL_ATTR_MAXATTR, FS_MSG_A_MAX);
+	grps = r.len;
+	raw_nest_begin(&r, CTRL_ATTR_MCAST_GROUPS);
+	grp = r.len;
+	raw_nest_begin(&r, 1);
+	raw_u32(&r, CTRL_ATTR_MCAST_GRP_ID, GROUP_ID);
+	raw_str(&r, CTRL_ATTR_MCAST_GRP_NAME, FS_MSG_MCGRP_EVENTS);
+	r.nest = grp;
+	raw_nest_end(&r);
+	r.nest = grps;
+	raw_nest_end(&r);
+	raw_end(&r);
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+		raw_put(&r, &(int){ 0 }, sizeof(int));
+		raw_end(&r);
+		reply(f, &r, req->nlmsg_seq, true);
+		return;
+	}
+	reply(f, &r, req->nlmsg_seq, false);
+	if (req->nlmsg_flags & NLM_F_ACK)
+		error_reply(f, req, 0);
+}
+
+static void run_script(void);
+
+static void dump_reply(struct fake *f, const struct nlmsghdr *req)
+{
+	struct raw r = { 0 };
+
+	for (int i = 0; i < nrows; i++)
+		raw_fs_row(&r, rows[i].major, rows[i].minor, rows[i].fstype,
+			   rows[i].device, rows[i].has_uuid ? rows[i].uuid : NULL,
+			   &rows[i].count[1], &rows[i].last[1]);
+	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+	raw_put(&r, &(int){ 0 }, sizeof(int));
+	raw_end(&r);
+	reply(f, &r, req->nlmsg_seq, true);
+	if (!script_ran) {
+		script_ran = true;
+		run_script();
+	}
+}
+
+static void multicast(const void *p, size_t n)
+{
+	for (int i = 0; i < MAX_FAKES; i++)
+		if (fakes[i].peer > 0 && fakes[i].member)
+			deliver(&fakes[i], p, n);
+}
+
+static void send_event(uint32_t w, uint32_t major, uint32_t minor,
+		       uint64_t count, uint64_t suppressed, const char *comm,
+		       bool valid)
+{
+	struct row *row = find_row(major, minor);
+	struct raw r = { 0 };
+
+	++nwarn;
+	if (valid) {
+		row->count[w < 4 ? w : 0] = count;
+		row->last[w < 4 ? w : 0] = BASE_TS + nwarn;
+	}
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, w);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, major);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, minor);
+	raw_u64_pad(&r, FS_MSG_A_CAUSED_ID, FS_MSG_A_PAD, 0);
+	raw_str(&r, FS_MSG_A_FSTYPE, row->fstype);
+	raw_str(&r, FS_MSG_A_DEVICE, row->device);
+	if (row->has_uuid)
+		raw_attr(&r, FS_MSG_A_UUID, row->uuid, 16);
+	raw_u32(&r, FS_MSG_A_PID, 4242);
+	raw_str(&r, FS_MSG_A_COMM, comm);
+	raw_u64_pad(&r, FS_MSG_A_TIMESTAMP, FS_MSG_A_PAD, BASE_TS + nwarn);
+	if (valid)
+		raw_u64_pad(&r, FS_MSG_A_COUNT, FS_MSG_A_PAD, count);
+	raw_u64_pad(&r, FS_MSG_A_SUPPRESSED, FS_MSG_A_PAD, suppressed);
+	raw_end(&r);
+	multicast(r.buf, r.len);
+	raw_free(&r);
+}
+
+/* What happens after fsmsg seeded: warnings, losses, an overrun. */
+static void run_script(void)
+{
+	char *save = NULL;
+
+	for (char *line = strtok_r(script_text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned int w, major, minor;
+		unsigned long count, supp;
+		char comm[64];
+
+		if (sscanf(line, "event %u %u %u %lu %lu %63s", &w, &major,
+			   &minor, &count, &supp, comm) == 6) {
+			send_event(w, major, minor, count, supp, comm, true);
+		} else if (sscanf(line, "lost %u %u %u %lu", &w, &major, &minor,
+				  &count) == 4) {
+			struct row *row = find_row(major, minor);
+
+			row->count[w] = count;
+			row->last[w] = BASE_TS + ++nwarn;
+		} else if (!strcmp(line, "overrun")) {
+			multicast("!", 1);	/* becomes ENOBUFS when read */
+		} else if (!strcmp(line, "invalid")) {
+			send_event(1, rows[0].major, rows[0].minor, 0, 0, "bad",
+				   false);
+		} else {
+			die("bad line: %s", line);
+		}
+	}
+}
+
+/* The kernel's side of sendmsg(): requests to the controller or FS_MSG. */
+static void handle(struct fake *f, const unsigned char *p, size_t n)
+{
+	struct nlmsghdr req;
+	struct genlmsghdr gh;
+
+	if (n < NLMSG_HDRLEN + GENL_HDRLEN)
+		die("short request");
+	memcpy(&req, p, sizeof(req));
+	memcpy(&gh, p + NLMSG_HDRLEN, sizeof(gh));
+	if (req.nlmsg_type == GENL_ID_CTRL && gh.cmd == CTRL_CMD_GETFAMILY) {
+		const unsigned char *a = p + NLMSG_HDRLEN + GENL_HDRLEN;
+		bool ours = true;
+
+		/* By name: only FS_MSG exists here. */
+		if (n > NLMSG_HDRLEN + GENL_HDRLEN + NLA_HDRLEN)
+			ours = strcmp((const char *)a + NLA_HDRLEN,
+				      FS_MSG_FAMILY_NAME) == 0;
+		if (nofamily || !ours)
+			error_reply(f, &req, -ENOENT);
+		else
+			family_reply(f, &req);
+	} else if (req.nlmsg_type == TEST_FAMILY && gh.cmd == FS_MSG_CMD_FS_GET &&
+		   (req.nlmsg_flags & NLM_F_DUMP)) {
+		if (deny_dump)
+			error_reply(f, &req, -EPERM);
+		else
+			dump_reply(f, &req);
+	} else {
+		error_reply(f, &req, -EOPNOTSUPP);
+	}
+}
+
+int socket(int domain, int type, int protocol)
+{
+	int sv[2];
+
+	resolve();
+	if (domain != AF_NETLINK || protocol != NETLINK_GENERIC)
+		return real_socket(domain, type, protocol);
+	load();
+	if (socketpair(AF_UNIX, SOCK_DGRAM | (type & (SOCK_CLOEXEC | SOCK_NONBLOCK)),
+		       0, sv) < 0)
+		return -1;
+	for (int i = 0; i < MAX_FAKES; i++) {
+		if (fakes[i].peer <= 0) {
+			fakes[i] = (struct fake){ .fd = sv[0], .peer = sv[1] };
+			return sv[0];
+		}
+	}
+	die("too many sockets");
+}
+
+int close(int fd)
+{
+	struct fake *f;
+
+	resolve();
+	f = fake_of(fd);
+	if (f) {
+		real_close(f->peer);
+		f->peer = 0;
+	}
+	return real_close(fd);
+}
+
+int bind(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+	struct fake *f;
+	struct sockaddr_nl nl;
+
+	resolve();
+	f = fake_of(fd);
+	if (!f)
+		return real_bind(fd, addr.__sockaddr__, len);
+	if (len < sizeof(nl)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&nl, addr.__sockaddr__, sizeof(nl));
+	f->port = nl.nl_pid ? nl.nl_pid : (uint32_t)getpid() + (uint32_t)fd;
+	return 0;
+}
+
+int getsockname(int fd, __SOCKADDR_ARG addr, socklen_t *len)
+{
+	struct fake *f;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+
+	resolve();
+	f = fake_of(fd);
+	if (!f)
+		return real_getsockname(fd, addr.__sockaddr__, len);
+	nl.nl_pid = f->port;
+	memcpy(addr.__sockaddr__, &nl, *len < sizeof(nl) ? *len : sizeof(nl));
+	*len = sizeof(nl);
+	return 0;
+}
+
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	struct fake *f;
+
+	resolve();
+	f = fake_of(fd);
+	if (!f)
+		return real_setsockopt(fd, level, name, val, len);
+	if (level == SOL_NETLINK && name == NETLINK_ADD_MEMBERSHIP) {
+		int grp;
+
+		memcpy(&grp, val, sizeof(grp));
+		if (deny_join) {
+			errno = EPERM;
+			return -1;
+		}
+		if (grp != GROUP_ID) {
+			errno = EINVAL;
+			return -1;
+		}
+		f->member = true;
+	}
+	return 0;	/* buffer sizes and the like: fine */
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct fake *f;
+	unsigned char buf[65536];
+	size_t n = 0;
+
+	resolve();
+	f = fake_of(fd);
+	if (!f)
+		return real_sendmsg(fd, msg, flags);
+	for (size_t i = 0; i < msg->msg_iovlen; i++) {
+		if (n + msg->msg_iov[i].iov_len > sizeof(buf))
+			die("request too large");
+		memcpy(buf + n, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
+		n += msg->msg_iov[i].iov_len;
+	}
+	handle(f, buf, n);
+	return (ssize_t)n;
+}
+
+ssize_t sendto(int fd, const void *p, size_t n, int flags,
+	       __CONST_SOCKADDR_ARG addr, socklen_t len)
+{
+	struct fake *f;
+
+	resolve();
+	f = fake_of(fd);
+	if (!f)
+		return real_sendto(fd, p, n, flags, addr.__sockaddr__, len);
+	handle(f, p, n);
+	return (ssize_t)n;
+}
+
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct fake *f;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	void *name;
+	ssize_t n;
+
+	resolve();
+	f = fake_of(fd);
+	if (!f)
+		return real_recvmsg(fd, msg, flags);
+	name = msg->msg_name;
+	msg->msg_name = NULL;
+	msg->msg_namelen = 0;
+	n = real_recvmsg(fd, msg, flags);
+	msg->msg_name = name;
+	if (n == 1 && ((char *)msg->msg_iov[0].iov_base)[0] == '!') {
+		/* The overrun marker: reported once, then gone. */
+		if (flags & MSG_PEEK) {
+			char c;
+
+			recv(fd, &c, 1, MSG_DONTWAIT);
+		}
+		errno = ENOBUFS;
+		return -1;
+	}
+	if (n >= 0 && name) {
+		memcpy(name, &nl, sizeof(nl));
+		msg->msg_namelen = sizeof(nl);
+	}
+	return n;
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Writes the fuzzer's seed corpus: valid messages of every kind the kernel
+ * sends, one receive buffer per file. Run by `make corpus`; the output is
+ * checked in under tests/corpus/.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nlbuild.h"
+
+static int save(const char *dir, const char *name, struct raw *r)
+{
+	char path[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "wb");
+	if (!fp || fwrite(r->buf, 1, r->len, fp) != r->len || fclose(fp) != 0) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	raw_free(r);
+	return 0;
+}
+
+static void minimal(struct raw *r, uint32_t warning, uint64_t count)
+{
+	raw_begin(r, FS_MSG_CMD_WARNING);
+	raw_u32(r, FS_MSG_A_WARNING, warning);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, 1);
+	raw_u64(r, FS_MSG_A_COUNT, count);
+	raw_end(r);
+}
+
+int main(int argc, char **argv)
+{
+	static const uint64_t counts[3] = { 4, 17, 0 };
+	static const uint64_t lasts[3] = { 1796283771000000000ULL,
+					   1796283772000000000ULL, 0 };
+	struct raw r = { 0 };
+	int err = 0;
+
+	if (argc != 2) {
+		fputs("usage: gen_corpus DIR\n", stderr);
+		return 1;
+	}
+
+	raw_full_event(&r, FS_MSG_WARN_ENOSPC, 5, 2, "alloc_test");
+	err |= save(argv[1], "event-enospc-full", &r);
+	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 1, 0, "kworker/u8:1");
+	err |= save(argv[1], "event-meta-full", &r);
+	raw_full_event(&r, FS_MSG_WARN_INODE_ENOSPC, 99, 1000,
+		       "we\"ird\\na\nme\x01\xff");
+	err |= save(argv[1], "event-inode-escapes", &r);
+	minimal(&r, FS_MSG_WARN_ENOSPC, 1);
+	err |= save(argv[1], "event-minimal", &r);
+	minimal(&r, 9, 3);
+	err |= save(argv[1], "event-unknown-warning", &r);
+
+	/* A burst in one buffer, with a gap for the accounting. */
+	minimal(&r, FS_MSG_WARN_ENOSPC, 1);
+	minimal(&r, FS_MSG_WARN_ENOSPC, 2);
+	minimal(&r, FS_MSG_WARN_ENOSPC, 7);
+	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 3, 0, "dd");
+	err |= save(argv[1], "events-burst", &r);
+
+	/* A dump: two filesystems and NLMSG_DONE. */
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts, lasts);
+	raw_fs_row(&r, 0, 45, "btrfs", "vdc", NULL, counts, lasts);
+	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+	raw_end(&r);
+	err |= save(argv[1], "dump-two-fs", &r);
+
+	/* A dump then events about those filesystems. */
+	raw_fs_row(&r, 254, 32, "xfs", "vdd", test_uuid, counts, lasts);
+	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 20, 1, "cp");
+	err |= save(argv[1], "dump-then-event", &r);
+
+	return err ? 1 : 0;
+}

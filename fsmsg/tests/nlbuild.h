@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Hand-built netlink messages for the tests and the seed corpus: every
+ * byte is under the test's control, so malformed messages (truncated,
+ * oversized, misdeclared lengths) are as easy to make as valid ones.
+ */
+#ifndef FSMSG_NLBUILD_H
+#define FSMSG_NLBUILD_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include <linux/fs_msg.h>
+
+/* The family id the tests pretend the kernel assigned. */
+#define TEST_FAMILY 0x1c
+
+struct raw {
+	unsigned char *buf;
+	size_t len;
+	size_t cap;
+	size_t msg;		/* offset of the message being built */
+	size_t nest;		/* offset of the open nest, 0: none */
+};
+
+static inline void raw_put(struct raw *r, const void *p, size_t n)
+{
+	if (r->len + n > r->cap) {
+		size_t cap = r->cap ? r->cap : 256;
+
+		while (cap < r->len + n)
+			cap *= 2;
+		r->buf = realloc(r->buf, cap);
+		if (!r->buf) {
+			fputs("nlbuild: out of memory\n", stderr);
+			abort();
+		}
+		memset(r->buf + r->cap, 0, cap - r->cap);
+		r->cap = cap;
+	}
+	if (n)
+		memcpy(r->buf + r->len, p, n);
+	r->len += n;
+}
+
+static inline void raw_pad(struct raw *r)
+{
+	static const unsigned char zero[4];
+
+	raw_put(r, zero, NLMSG_ALIGN(r->len) - r->len);
+}
+
+static inline void raw_free(struct raw *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Start a message (appended after any previous ones). */
+static inline void raw_begin_type(struct raw *r, uint16_t type, uint8_t cmd,
+				  uint16_t flags)
+{
+	struct nlmsghdr nlh = {
+		.nlmsg_type = type, .nlmsg_flags = flags, .nlmsg_seq = 1,
+	};
+	struct genlmsghdr gh = { .cmd = cmd, .version = FS_MSG_FAMILY_VERSION };
+
+	raw_pad(r);
+	r->msg = r->len;
+	raw_put(r, &nlh, sizeof(nlh));
+	raw_put(r, &gh, sizeof(gh));
+}
+
+static inline void raw_begin(struct raw *r, uint8_t cmd)
+{
+	raw_begin_type(r, TEST_FAMILY, cmd, 0);
+}
+
+/* Set nlmsg_len to what was built (use raw_set_len to lie). */
+static inline void raw_end(struct raw *r)
+{
+	uint32_t len = (uint32_t)(r->len - r->msg);
+
+	memcpy(r->buf + r->msg, &len, sizeof(len));
+}
+
+static inline void raw_set_len(struct raw *r, uint32_t len)
+{
+	memcpy(r->buf + r->msg, &len, sizeof(len));
+}
+
+/* An attribute whose header claims @declared payload bytes but @n follow. */
+static inline void raw_attr_lie(struct raw *r, uint16_t type, const void *p,
+				size_t n, size_t declared)
+{
+	struct nlattr nla = {
+		.nla_len = (uint16_t)(NLA_HDRLEN + declared), .nla_type = type,
+	};
+
+	raw_put(r, &nla, sizeof(nla));
+	raw_put(r, p, n);
+	raw_pad(r);
+}
+
+static inline void raw_attr(struct raw *r, uint16_t type, const void *p,
+			    size_t n)
+{
+	raw_attr_lie(r, type, p, n, n);
+}
+
+static inline void raw_u32(struct raw *r, uint16_t type, uint32_t v)
+{
+	raw_attr(r, type, &v, sizeof(v));
+}
+
+static inline void raw_u64(struct raw *r, uint16_t type, uint64_t v)
+{
+	raw_attr(r, type, &v, sizeof(v));
+}
+
+/* As the kernel's nla_put_u64_64bit(): a PAD first when unaligned. */
+static inline void raw_u64_pad(struct raw *r, uint16_t type, uint16_t pad,
+			       uint64_t v)
+{
+	if ((r->len + NLA_HDRLEN) % 8)
+		raw_attr(r, pad, NULL, 0);
+	raw_u64(r, type, v);
+}
+
+static inline void raw_str(struct raw *r, uint16_t type, const char *s)
+{
+	raw_attr(r, type, s, strlen(s) + 1);
+}
+
+static inline void raw_nest_begin(struct raw *r, uint16_t type)
+{
+	struct nlattr nla = { .nla_len = 0, .nla_type = type };
+
+	r->nest = r->len;
+	raw_put(r, &nla, sizeof(nla));
+}
+
+static inline void raw_nest_end(struct raw *r)
+{
+	uint16_t len = (uint16_t)(r->len - r->nest);
+
+	memcpy(r->buf + r->nest, &len, sizeof(len));
+	r->nest = 0;
+}
+
+static const uint8_t test_uuid[16] = {
+	0x0c, 0x5f, 0x3a, 0x9e, 0x12, 0x34, 0x4b, 0xcd,
+	0x8e, 0xf0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+};
+
+/* A warning with every attribute, laid out as the kernel would. */
+static inline void raw_full_event(struct raw *r, uint32_t warning,
+				  uint64_t count, uint64_t suppressed,
+				  const char *comm)
+{
+	raw_begin(r, FS_MSG_CMD_WARNING);
+	raw_u32(r, FS_MSG_A_WARNING, warning);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, 16);
+	raw_u64_pad(r, FS_MSG_A_CAUSED_ID, FS_MSG_A_PAD, 1000);
+	raw_str(r, FS_MSG_A_FSTYPE, "ext4");
+	raw_str(r, FS_MSG_A_DEVICE, "vdb");
+	raw_attr(r, FS_MSG_A_UUID, test_uuid, sizeof(test_uuid));
+	raw_u32(r, FS_MSG_A_PID, 123);
+	raw_str(r, FS_MSG_A_COMM, comm);
+	raw_u64_pad(r, FS_MSG_A_TIMESTAMP, FS_MSG_A_PAD, 1796283771123456789ULL);
+	raw_u64_pad(r, FS_MSG_A_COUNT, FS_MSG_A_PAD, count);
+	raw_u64_pad(r, FS_MSG_A_SUPPRESSED, FS_MSG_A_PAD, suppressed);
+	raw_end(r);
+}
+
+/* One dump reply: vdb 254:16 ext4 with the three counters. */
+static inline void raw_fs_row(struct raw *r, uint32_t major, uint32_t minor,
+			      const char *fstype, const char *device,
+			      const uint8_t *uuid, const uint64_t counts[3],
+			      const uint64_t lasts[3])
+{
+	raw_begin_type(r, TEST_FAMILY, FS_MSG_CMD_FS_GET, NLM_F_MULTI);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, major);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, minor);
+	raw_str(r, FS_MSG_A_FSTYPE, fstype);
+	raw_str(r, FS_MSG_A_DEVICE, device);
+	if (uuid)
+		raw_attr(r, FS_MSG_A_UUID, uuid, 16);
+	for (uint32_t w = 0; w < 3; w++) {
+		raw_nest_begin(r, FS_MSG_A_COUNTER | NLA_F_NESTED);
+		raw_u32(r, FS_MSG_A_COUNTER_WARNING, w + 1);
+		raw_u64_pad(r, FS_MSG_A_COUNTER_COUNT, FS_MSG_A_COUNTER_PAD,
+			    counts[w]);
+		raw_u64_pad(r, FS_MSG_A_COUNTER_LAST, FS_MSG_A_COUNTER_PAD,
+			    lasts[w]);
+		raw_nest_end(r);
+	}
+	raw_end(r);
+}
+
+#endif

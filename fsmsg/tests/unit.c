@@ -1,0 +1,1390 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host-side unit tests: crafted netlink messages through the parser, the
+ * formatters, the accounting, the filters and the monitor; output compared
+ * byte for byte. TAP on stdout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+
+#include "accounting.h"
+#include "event.h"
+#include "filter.h"
+#include "format.h"
+#include "monitor.h"
+#include "nlbuild.h"
+
+#define TS 1796283771123456789ULL
+#define TS_STR "2026-12-03T07:42:51.123456789Z"
+#define RECV 1700000000000000001ULL
+#define RECV_STR "2023-11-14T22:13:20.000000001Z"
+#define UUID_STR "0c5f3a9e-1234-4bcd-8ef0-0123456789ab"
+
+static int tests, failed;
+
+static bool ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static bool ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	tests++;
+	if (!cond)
+		failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	return cond;
+}
+
+static void diag_str(const char *label, const char *s)
+{
+	printf("#   %s: '", label);
+	for (; s && *s; s++) {
+		if (*s == '\n')
+			printf("\\n");
+		else
+			putchar(*s);
+	}
+	printf("'\n");
+}
+
+static bool is_str(const char *got, const char *want, const char *name)
+{
+	bool same = got && want && !strcmp(got, want);
+
+	if (!ok(same, "%s", name)) {
+		diag_str("got", got ? got : "(null)");
+		diag_str("want", want ? want : "(null)");
+	}
+	return same;
+}
+
+static bool is_u64(uint64_t got, uint64_t want, const char *name)
+{
+	if (!ok(got == want, "%s", name))
+		printf("#   got %llu, want %llu\n", (unsigned long long)got,
+		       (unsigned long long)want);
+	return got == want;
+}
+
+static bool has_str(const char *hay, const char *needle, const char *name)
+{
+	bool found = hay && strstr(hay, needle);
+
+	if (!ok(found, "%s", name)) {
+		diag_str("in", hay ? hay : "(null)");
+		diag_str("missing", needle);
+	}
+	return found;
+}
+
+/* ---- parser ---------------------------------------------------------- */
+
+static int parse(const struct raw *r, struct fsm_event *ev,
+		 struct fsm_error *err)
+{
+	return fsm_event_parse(r->buf, r->len, TEST_FAMILY, ev, err);
+}
+
+static void test_full_event(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_buf b;
+
+	raw_full_event(&r, FS_MSG_WARN_ENOSPC, 5, 2, "alloc_test");
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "full event parses");
+	ok(ev.warning == 1 && ev.major == 254 && ev.minor == 16 && ev.count == 5,
+	   "required attributes read");
+	ok(ev.has_uid && ev.uid == 1000 && ev.has_pid && ev.pid == 123 &&
+	   ev.has_timestamp && ev.timestamp_ns == TS && ev.has_suppressed &&
+	   ev.suppressed == 2, "numeric optional attributes read");
+	ok(ev.fstype && !strcmp(ev.fstype, "ext4") && ev.device &&
+	   !strcmp(ev.device, "vdb") && ev.comm && !strcmp(ev.comm, "alloc_test"),
+	   "string attributes read");
+	ok(ev.has_uuid && !memcmp(ev.uuid, test_uuid, 16), "uuid read");
+
+	fsm_buf_init(&b);
+	fsm_format_event_text(&b, &ev, RECV);
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data,"
+	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n",
+	       "full event: text line");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV);
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"254:16\","
+	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"uid\":1000,\"pid\":123,"
+	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2}\n",
+	       "full event: JSON line");
+	fsm_buf_free(&b);
+	raw_free(&r);
+}
+
+/* The same full event, built with libnl as a kernel-like sender would. */
+static void test_libnl_built(void)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct nlmsghdr *nlh;
+	struct fsm_buf b;
+
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, TEST_FAMILY, 0, 0,
+		    FS_MSG_CMD_WARNING, FS_MSG_FAMILY_VERSION);
+	nla_put_u32(msg, FS_MSG_A_WARNING, FS_MSG_WARN_META_ENOSPC);
+	nla_put_u32(msg, FS_MSG_A_DEV_MAJOR, 0);
+	nla_put_u32(msg, FS_MSG_A_DEV_MINOR, 45);
+	nla_put(msg, FS_MSG_A_PAD, 0, NULL);
+	nla_put_u64(msg, FS_MSG_A_CAUSED_ID, 0);
+	nla_put_string(msg, FS_MSG_A_FSTYPE, "btrfs");
+	nla_put_string(msg, FS_MSG_A_DEVICE, "vdc");
+	nla_put_u32(msg, FS_MSG_A_PID, 4242);
+	nla_put_string(msg, FS_MSG_A_COMM, "kworker/u8:1");
+	nla_put_u64(msg, FS_MSG_A_TIMESTAMP, TS);
+	nla_put_u64(msg, FS_MSG_A_COUNT, 1);
+	nla_put_u64(msg, FS_MSG_A_SUPPRESSED, 0);
+	nlh = nlmsg_hdr(msg);
+
+	ok(fsm_event_parse(nlh, nlh->nlmsg_len, TEST_FAMILY, &ev, &err) ==
+	   FSM_PARSE_OK, "libnl-built event parses");
+	fsm_buf_init(&b);
+	fsm_format_event_text(&b, &ev, RECV);
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 0:45 btrfs vdc uuid -: no space left for metadata, uid 0,"
+	       " pid 4242 (kworker/u8:1), count 1\n",
+	       "libnl-built event: text, no uuid, no suppressed suffix for 0");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV);
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"0:45\","
+	       "\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\","
+	       "\"uuid\":null,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
+	       "\"count\":1,\"suppressed\":0}\n",
+	       "libnl-built event: JSON");
+	fsm_buf_free(&b);
+	nlmsg_free(msg);
+}
+
+static void build_minimal(struct raw *r, uint32_t warning)
+{
+	raw_begin(r, FS_MSG_CMD_WARNING);
+	raw_u32(r, FS_MSG_A_WARNING, warning);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, 3);
+	raw_u64(r, FS_MSG_A_COUNT, 7);
+	raw_end(r);
+}
+
+static void test_minimal_event(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_buf b;
+
+	build_minimal(&r, FS_MSG_WARN_INODE_ENOSPC);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "minimal event parses");
+	ok(!ev.has_uid && !ev.has_pid && !ev.has_timestamp && !ev.has_suppressed &&
+	   !ev.has_uuid && !ev.fstype && !ev.device && !ev.comm,
+	   "absent optional attributes are marked absent");
+	fsm_buf_init(&b);
+	fsm_format_event_text(&b, &ev, RECV);
+	is_str(fsm_buf_str(&b),
+	       RECV_STR " 8:3 - - uuid -: no free inodes, uid -, pid - (-), count 7\n",
+	       "minimal event: text uses '-' and the receive time");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV);
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"" RECV_STR "\",\"timestamp_ns\":1700000000000000001,"
+	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"dev\":\"8:3\","
+	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
+	       "\"uuid\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"count\":7,\"suppressed\":null}\n",
+	       "minimal event: JSON nulls and the receive time");
+	fsm_buf_free(&b);
+	raw_free(&r);
+}
+
+static void test_unknown_warning(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_buf b;
+
+	build_minimal(&r, 7);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.warning == 7,
+	   "unknown warning type 7 is kept, not dropped");
+	fsm_buf_init(&b);
+	fsm_format_event_text(&b, &ev, RECV);
+	has_str(fsm_buf_str(&b), ": unknown warning 7, uid -",
+		"unknown warning: words carry the number");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV);
+	has_str(fsm_buf_str(&b), "\"warning\":\"unknown-7\",\"warning_id\":7,",
+		"unknown warning: JSON name unknown-7 and id");
+	fsm_buf_free(&b);
+	raw_free(&r);
+
+	build_minimal(&r, FS_MSG_WARN_NONE);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "WARNING (1) is 0"), "WARNING 0 is invalid");
+	raw_free(&r);
+}
+
+static void test_missing_required(void)
+{
+	static const struct {
+		int skip;
+		const char *name;
+	} cases[] = {
+		{ FS_MSG_A_WARNING, "WARNING (1)" },
+		{ FS_MSG_A_DEV_MAJOR, "DEV_MAJOR (2)" },
+		{ FS_MSG_A_DEV_MINOR, "DEV_MINOR (3)" },
+		{ FS_MSG_A_COUNT, "COUNT (12)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct raw r = { 0 };
+		struct fsm_event ev;
+		struct fsm_error err;
+		char want[96];
+
+		raw_begin(&r, FS_MSG_CMD_WARNING);
+		if (cases[i].skip != FS_MSG_A_WARNING)
+			raw_u32(&r, FS_MSG_A_WARNING, 1);
+		if (cases[i].skip != FS_MSG_A_DEV_MAJOR)
+			raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+		if (cases[i].skip != FS_MSG_A_DEV_MINOR)
+			raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+		raw_str(&r, FS_MSG_A_COMM, "x");
+		if (cases[i].skip != FS_MSG_A_COUNT)
+			raw_u64(&r, FS_MSG_A_COUNT, 1);
+		raw_end(&r);
+		snprintf(want, sizeof(want), "missing required attribute %s",
+			 cases[i].name);
+		ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "missing %s: invalid",
+		   cases[i].name);
+		is_str(err.msg, want, "missing attribute named in the reason");
+		raw_free(&r);
+	}
+
+	/* Nothing at all: every one named. */
+	{
+		struct raw r = { 0 };
+		struct fsm_event ev;
+		struct fsm_error err;
+
+		raw_begin(&r, FS_MSG_CMD_WARNING);
+		raw_end(&r);
+		ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID,
+		   "no attributes: invalid");
+		is_str(err.msg,
+		       "missing required attributes WARNING (1), DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)",
+		       "no attributes: all four named");
+		raw_free(&r);
+	}
+}
+
+static void test_unknown_attrs(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	uint64_t big = 42;
+	char blob[300];
+
+	memset(blob, 'z', sizeof(blob));	/* not NUL-terminated, any length */
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_attr(&r, FS_MSG_A_MAX + 1, blob, sizeof(blob));
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_attr(&r, 99, &big, 3);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_attr(&r, 0x3fff, NULL, 0);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+	raw_attr(&r, FS_MSG_A_UNSPEC, blob, 5);
+	raw_u64(&r, FS_MSG_A_COUNT, 3);
+	raw_attr(&r, 200 | NLA_F_NESTED, blob, 8);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.count == 3 &&
+	   ev.major == 254 && ev.minor == 16,
+	   "unknown attribute numbers (15, 99, 200, 0x3fff, 0) are ignored");
+	raw_free(&r);
+
+	/* A COUNTER nest in an event (not used there) does not matter. */
+	build_minimal(&r, 1);
+	raw_nest_begin(&r, FS_MSG_A_COUNTER);
+	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 1);
+	raw_nest_end(&r);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "known but unused attribute ignored");
+	raw_free(&r);
+}
+
+static void test_truncated(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	uint32_t v = 1;
+	size_t full;
+
+	/* Attribute length beyond the message. */
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+	raw_u64(&r, FS_MSG_A_COUNT, 1);
+	raw_attr_lie(&r, FS_MSG_A_COMM, "abc", 4, 64);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "nla_len beyond the message: invalid");
+	is_str(err.msg, "attribute COMM (10) is truncated: length 68, 8 bytes left",
+	       "truncated attribute: reason");
+	raw_free(&r);
+
+	/* A message cut short: nlmsg_len larger than what was received. */
+	raw_full_event(&r, 1, 1, 0, "x");
+	full = r.len;
+	ok(fsm_event_parse(r.buf, full - 8, TEST_FAMILY, &ev, &err) ==
+	   FSM_PARSE_INVALID && strstr(err.msg, "truncated message"),
+	   "nlmsg_len beyond the received bytes: invalid");
+	ok(fsm_event_parse(r.buf, 10, TEST_FAMILY, &ev, &err) == FSM_PARSE_INVALID,
+	   "10 bytes: invalid");
+	ok(fsm_event_parse(NULL, 0, TEST_FAMILY, &ev, &err) == FSM_PARSE_INVALID,
+	   "NULL buffer: invalid");
+	raw_free(&r);
+
+	/* Two stray bytes after the last attribute. */
+	build_minimal(&r, 1);
+	raw_put(&r, &v, 2);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "trailing 2 bytes: invalid");
+	is_str(err.msg, "truncated attribute header (2 trailing bytes)",
+	       "trailing bytes: reason");
+	raw_free(&r);
+
+	/* nla_len smaller than a header. */
+	build_minimal(&r, 1);
+	raw_attr_lie(&r, FS_MSG_A_PID, &v, 4, 0);
+	r.buf[r.len - 8] = 2;	/* nla_len = 2 */
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "invalid length 2"), "nla_len < 4: invalid");
+	raw_free(&r);
+
+	/* No genetlink header. */
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_end(&r);
+	raw_set_len(&r, NLMSG_HDRLEN + 2);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "no generic netlink header"), "short genl header: invalid");
+	raw_free(&r);
+
+	/* The last attribute without its padding is fine. */
+	build_minimal(&r, 1);
+	raw_str(&r, FS_MSG_A_COMM, "ab");	/* 3 bytes + 1 pad */
+	raw_end(&r);
+	raw_set_len(&r, (uint32_t)(r.len - r.msg - 1));
+	ok(fsm_event_parse(r.buf, r.len - 1, TEST_FAMILY, &ev, &err) == FSM_PARSE_OK &&
+	   ev.comm && !strcmp(ev.comm, "ab"), "unpadded last attribute accepted");
+	raw_free(&r);
+}
+
+static void test_oversized(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	uint64_t eight = 1;
+	char *huge;
+	struct fsm_buf b;
+
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_attr(&r, FS_MSG_A_WARNING, &eight, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+	raw_u64(&r, FS_MSG_A_COUNT, 1);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "u32 attribute with 8 bytes: invalid");
+	is_str(err.msg, "attribute WARNING (1) is too long: 8 bytes, at most 4",
+	       "oversized u32: reason");
+	raw_free(&r);
+
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+	raw_u32(&r, FS_MSG_A_COUNT, 1);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "u64 attribute with 4 bytes: invalid");
+	is_str(err.msg, "attribute COUNT (12) is too short: 4 bytes, needs 8",
+	       "undersized u64: reason");
+	raw_free(&r);
+
+	huge = malloc(5001);
+	memset(huge, 'A', 5000);
+	huge[5000] = '\0';
+	build_minimal(&r, 1);
+	raw_str(&r, FS_MSG_A_COMM, huge);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "5000-byte COMM: invalid");
+	is_str(err.msg, "attribute COMM (10) is too long: 5001 bytes, at most 256",
+	       "huge COMM: reason");
+	raw_free(&r);
+
+	/* The longest COMM the policy admits is printed whole. */
+	huge[FSM_COMM_MAX - 1] = '\0';
+	build_minimal(&r, 1);
+	raw_str(&r, FS_MSG_A_COMM, huge);
+	raw_end(&r);
+	fsm_buf_init(&b);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK &&
+	   fsm_format_event_json(&b, &ev, RECV) == 0 &&
+	   strstr(fsm_buf_str(&b), huge) && b.len == strlen(fsm_buf_str(&b)),
+	   "255-character COMM accepted and printed whole");
+	fsm_buf_free(&b);
+	free(huge);
+	raw_free(&r);
+
+	build_minimal(&r, 1);
+	raw_attr(&r, FS_MSG_A_COMM, "abc", 3);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "COMM (10) is not a NUL-terminated string"),
+	   "COMM without NUL: invalid");
+	raw_free(&r);
+
+	build_minimal(&r, 1);
+	raw_attr(&r, FS_MSG_A_FSTYPE, "", 0);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "FSTYPE (6) is too short: 0 bytes"),
+	   "empty FSTYPE payload: invalid");
+	raw_free(&r);
+
+	build_minimal(&r, 1);
+	raw_attr(&r, FS_MSG_A_UUID, test_uuid, 15);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "UUID (8) is too short: 15 bytes, needs 16"),
+	   "15-byte UUID: invalid");
+	raw_free(&r);
+
+	{
+		uint8_t u17[17] = { 0 };
+
+		build_minimal(&r, 1);
+		raw_attr(&r, FS_MSG_A_UUID, u17, 17);
+		raw_end(&r);
+		ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+		   strstr(err.msg, "UUID (8) is too long: 17 bytes, at most 16"),
+		   "17-byte UUID: invalid");
+		raw_free(&r);
+	}
+
+	/* A PAD may be any length. */
+	build_minimal(&r, 1);
+	raw_attr(&r, FS_MSG_A_PAD, &eight, 8);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "PAD with payload accepted");
+	raw_free(&r);
+}
+
+static void test_not_an_event(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+	raw_u64(&r, FS_MSG_A_COUNT, 1);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_IGNORED &&
+	   !strcmp(err.msg, "command 2, expected 1"),
+	   "FS_GET command on the event path: ignored");
+	raw_free(&r);
+
+	raw_begin(&r, 99);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_IGNORED, "unknown command 99: ignored");
+	raw_free(&r);
+
+	raw_begin_type(&r, TEST_FAMILY + 1, FS_MSG_CMD_WARNING, 0);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_IGNORED, "another family: ignored");
+	ok(fsm_event_parse(r.buf, r.len, 0, &ev, &err) == FSM_PARSE_INVALID,
+	   "family 0 accepts any type (then the attributes decide)");
+	raw_free(&r);
+
+	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_IGNORED, "NLMSG_DONE: ignored");
+	raw_free(&r);
+}
+
+static void test_escaping(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_buf b;
+	/* quote, backslash, newline, tab, ^A, DEL, é, an invalid byte,
+	 * a 4-byte sequence, a surrogate (invalid in UTF-8) */
+	const char comm[] = "a\"b\\c\nd\te\x01" "f\x7f" "g\xc3\xa9h\xff"
+			    "i\xf0\x9f\x98\x80j\xed\xa0\x80";
+
+	raw_full_event(&r, 1, 1, 0, comm);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "event with odd comm parses");
+	fsm_buf_init(&b);
+	fsm_format_event_json(&b, &ev, RECV);
+	has_str(fsm_buf_str(&b),
+		"\"comm\":\"a\\\"b\\\\c\\u000ad\\u0009e\\u0001f\\u007fg\xc3\xa9h"
+		"\\u00ffi\xf0\x9f\x98\x80j\\u00ed\\u00a0\\u0080\",",
+		"JSON escapes quotes, backslashes, controls, invalid UTF-8");
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV);
+	has_str(fsm_buf_str(&b),
+		"pid 123 (a\"b\\\\c\\x0ad\\x09e\\x01f\\x7fg\xc3\xa9h\xff"
+		"i\xf0\x9f\x98\x80j\xed\xa0\x80), count 1\n",
+		"text escapes controls and backslashes, one line");
+	ok(strchr(fsm_buf_str(&b), '\n') == fsm_buf_str(&b) + b.len - 1,
+	   "text: the only newline ends the line");
+	fsm_buf_free(&b);
+	raw_free(&r);
+
+	fsm_buf_init(&b);
+	fsm_json_string(&b, "\xc0\xaf\xe0\x80\xaf\xf4\x90\x80\x80\xc3");
+	is_str(fsm_buf_str(&b), "\"\\u00c0\\u00af\\u00e0\\u0080\\u00af\\u00f4"
+	       "\\u0090\\u0080\\u0080\\u00c3\"",
+	       "JSON: overlong, out-of-range and cut sequences escaped per byte");
+	fsm_buf_reset(&b);
+	fsm_json_string(&b, NULL);
+	fsm_text_string(&b, NULL);
+	fsm_text_string(&b, "");
+	is_str(fsm_buf_str(&b), "null--", "absent strings: null and -");
+	fsm_buf_free(&b);
+}
+
+static void test_time(void)
+{
+	struct fsm_buf b;
+
+	fsm_buf_init(&b);
+	fsm_format_time(&b, 0);
+	is_str(fsm_buf_str(&b), "1970-01-01T00:00:00.000000000Z", "time: epoch");
+	fsm_buf_reset(&b);
+	fsm_format_time(&b, 2147483648ULL * 1000000000ULL + 5);
+	is_str(fsm_buf_str(&b), "2038-01-19T03:14:08.000000005Z", "time: past 2038");
+	fsm_buf_reset(&b);
+	fsm_format_time(&b, UINT64_MAX);
+	is_str(fsm_buf_str(&b), "2554-07-21T23:34:33.709551615Z", "time: u64 max");
+	fsm_buf_free(&b);
+}
+
+static void test_buf(void)
+{
+	struct fsm_buf b;
+	size_t i;
+	bool good = true;
+
+	fsm_buf_init(&b);
+	is_str(fsm_buf_str(&b), "", "empty buffer reads as empty string");
+	for (i = 0; i < 10000; i++)
+		fsm_buf_printf(&b, "%05zu", i);
+	ok(b.len == 50000 && !b.oom, "buffer grows to 50000 bytes");
+	for (i = 0; i < 10000 && good; i++) {
+		char want[6];
+
+		snprintf(want, sizeof(want), "%05zu", i);
+		good = !memcmp(b.data + i * 5, want, 5);
+	}
+	ok(good && b.data[b.len] == '\0', "grown buffer holds everything, NUL-terminated");
+	fsm_buf_free(&b);
+}
+
+/* ---- accounting ------------------------------------------------------ */
+
+static void test_accounting(void)
+{
+	struct fsm_acct *a = fsm_acct_new(16);
+	struct fsm_key k = { 254, 16, 1 }, k2 = { 254, 16, 2 }, k3 = { 0, 45, 1 };
+	uint64_t missed, last;
+
+	fsm_acct_seed(a, &k, 10, TS);
+	fsm_acct_seed(a, &k2, 0, 0);
+	ok(fsm_acct_get(a, &k, &last) && last == 10, "seed sets the last count");
+
+	fsm_acct_event(a, &k, 11, 0, TS + 1, &missed);
+	is_u64(missed, 0, "count seed+1: nothing missed");
+	fsm_acct_event(a, &k, 15, 3, TS + 2, &missed);
+	is_u64(missed, 0, "count +4 with 3 suppressed: nothing missed");
+	fsm_acct_event(a, &k, 20, 1, TS + 3, &missed);
+	is_u64(missed, 3, "count +5 with 1 suppressed: 3 missed");
+	fsm_acct_event(a, &k, 20, 0, TS + 3, &missed);
+	is_u64(missed, 0, "same count again: already counted");
+	fsm_acct_event(a, &k, 18, 0, TS + 2, &missed);
+	is_u64(missed, 0, "older count (queued before the dump): already counted");
+	ok(fsm_acct_get(a, &k, &last) && last == 20, "already counted leaves the state");
+
+	/* Suppressed counts from before the seed are part of the seed. */
+	fsm_acct_event(a, &k2, 1, 0, TS, &missed);
+	is_u64(missed, 0, "first warning after a zero seed");
+	fsm_acct_event(a, &k2, 10, 20, TS + 1, &missed);
+	is_u64(missed, 0, "suppressed larger than the jump: no negative gap");
+
+	/* A filesystem that appeared after the seed starts from zero. */
+	fsm_acct_event(a, &k3, 1, 0, TS, &missed);
+	is_u64(missed, 0, "new filesystem, count 1: nothing missed");
+	fsm_acct_event(a, &k3, 2, 0, TS + 1, &missed);
+	is_u64(missed, 0, "new filesystem, count 2: nothing missed");
+	fsm_acct_free(a);
+
+	a = fsm_acct_new(16);
+	fsm_acct_event(a, &k3, 6, 2, TS, &missed);
+	is_u64(missed, 3, "new filesystem, first seen at count 6 with 2 suppressed: 3 missed");
+
+	/* Overrun resync. */
+	fsm_acct_sync(a, &k3, 10, TS + 5, &missed);
+	is_u64(missed, 4, "resync: kernel 10, known 6: 4 missed");
+	fsm_acct_sync(a, &k3, 10, TS + 5, &missed);
+	is_u64(missed, 0, "resync again with the same count: nothing");
+	fsm_acct_event(a, &k3, 11, 0, TS + 6, &missed);
+	fsm_acct_sync(a, &k3, 10, TS + 5, &missed);
+	is_u64(missed, 0, "resync below a count read after the dump: nothing");
+	ok(fsm_acct_get(a, &k3, &last) && last == 11, "...and the newer count stays");
+	fsm_acct_sync(a, &k, 7, TS, &missed);
+	is_u64(missed, 7, "resync of a key never seen: all of its count missed");
+	fsm_acct_event(a, &k, 5, 0, TS, &missed);
+	is_u64(missed, 0, "message at or below the resync: already counted");
+
+	/* Remount: counts restart, told apart by a clearly newer time. */
+	fsm_acct_event(a, &k3, 1, 0, TS + 10ULL * 1000000000ULL, &missed);
+	is_u64(missed, 0, "remount: count 1 with a newer timestamp restarts");
+	ok(fsm_acct_get(a, &k3, &last) && last == 1, "remount: last count is 1");
+	fsm_acct_event(a, &k3, 4, 0, TS + 11ULL * 1000000000ULL, &missed);
+	is_u64(missed, 2, "remount: gaps detected again afterwards");
+	fsm_acct_event(a, &k3, 2, 0, 0, &missed);
+	is_u64(missed, 0, "lower count without timestamp: already counted");
+	fsm_acct_event(a, &k3, 3, 0, TS + 11ULL * 1000000000ULL + 1000, &missed);
+	is_u64(missed, 0, "lower count within the clock margin: already counted");
+	fsm_acct_sync(a, &k3, 2, TS + 20ULL * 1000000000ULL, &missed);
+	is_u64(missed, 2, "resync: lower count with a newer warning is a remount");
+
+	/* Kernel numbers are data: no wrap-around. */
+	fsm_acct_event(a, &k2, UINT64_MAX, UINT64_MAX, TS, &missed);
+	is_u64(missed, 0, "huge suppressed: saturates, no wrap");
+	fsm_acct_seed(a, &k2, 0, 0);
+	fsm_acct_event(a, &k2, UINT64_MAX, 0, TS, &missed);
+	is_u64(missed, UINT64_MAX - 1, "huge count: exact difference");
+	fsm_acct_free(a);
+
+	/* Bounded. */
+	a = fsm_acct_new(2);
+	fsm_acct_seed(a, &k, 1, 0);
+	fsm_acct_seed(a, &k2, 1, 0);
+	ok(fsm_acct_event(a, &k3, 5, 0, TS, &missed) < 0 && missed == 0,
+	   "full table: a third key is not tracked");
+	is_u64(fsm_acct_untracked(a), 1, "full table: counted as untracked");
+	ok(fsm_acct_size(a) == 2, "full table: size stays at the bound");
+	fsm_acct_free(a);
+
+	a = fsm_acct_new(FSM_ACCT_DEFAULT_MAX_KEYS);
+	for (uint32_t i = 0; i < 3000; i++) {
+		struct fsm_key kk = { 8, i, 1 + i % 3 };
+
+		fsm_acct_seed(a, &kk, i, 0);
+	}
+	{
+		bool all = true;
+
+		for (uint32_t i = 0; i < 3000 && all; i++) {
+			struct fsm_key kk = { 8, i, 1 + i % 3 };
+
+			all = fsm_acct_get(a, &kk, &last) && last == i;
+		}
+		ok(all && fsm_acct_size(a) == 3000, "3000 keys survive table growth");
+	}
+	fsm_acct_free(a);
+}
+
+/* ---- dump replies and --list ------------------------------------------ */
+
+static const uint64_t counts_a[3] = { 0, 3, 0 };
+static const uint64_t lasts_a[3] = { 0, TS, 0 };
+static const uint64_t counts_b[3] = { 12, 0, 1 };
+static const uint64_t lasts_b[3] = { TS + 1, 0, TS + 2 };
+
+static void test_dump_parse(void)
+{
+	struct raw r = { 0 };
+	struct fsm_fs fs, copy;
+	struct fsm_error err;
+	const struct fsm_counter *c;
+
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_a, lasts_a);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_OK,
+	   "dump reply parses");
+	ok(fs.major == 254 && fs.minor == 16 && !strcmp(fs.fstype, "ext4") &&
+	   !strcmp(fs.device, "vdb") && fs.has_uuid &&
+	   !memcmp(fs.uuid, test_uuid, 16), "dump reply: identity");
+	c = fsm_fs_counter(&fs, FS_MSG_WARN_META_ENOSPC);
+	ok(fs.ncounters == 3 && c && c->count == 3 && c->last_ns == TS,
+	   "dump reply: three counter nests, meta-enospc 3 at TS");
+	ok(fsm_fs_clone(&copy, &fs) == 0, "clone");
+	raw_free(&r);	/* the copy must not point into the message */
+	ok(!strcmp(copy.fstype, "ext4") && !strcmp(copy.device, "vdb") &&
+	   copy.ncounters == 3, "clone survives the message");
+	fsm_fs_release(&copy);
+
+	/* The event parser ignores dump replies and vice versa. */
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", NULL, counts_a, lasts_a);
+	{
+		struct fsm_event ev;
+
+		ok(fsm_event_parse(r.buf, r.len, TEST_FAMILY, &ev, &err) ==
+		   FSM_PARSE_IGNORED, "dump reply on the event path: ignored");
+	}
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_OK &&
+	   !fs.has_uuid, "dump reply without UUID");
+	raw_free(&r);
+
+	raw_full_event(&r, 1, 1, 0, "x");
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_IGNORED,
+	   "event on the dump path: ignored");
+	raw_free(&r);
+
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+	raw_end(&r);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_INVALID &&
+	   !strcmp(err.msg, "missing required attribute DEV_MAJOR (2)"),
+	   "dump reply without DEV_MAJOR: invalid");
+	raw_free(&r);
+
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+	raw_nest_begin(&r, FS_MSG_A_COUNTER);
+	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 1);
+	raw_nest_end(&r);
+	raw_end(&r);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_INVALID,
+	   "counter without COUNT: invalid");
+	is_str(err.msg,
+	       "attribute COUNTER (14): missing required attribute COUNTER_COUNT (2)",
+	       "counter without COUNT: reason");
+	raw_free(&r);
+
+	/* Counter nest whose inner attribute overruns the nest. */
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+	raw_nest_begin(&r, FS_MSG_A_COUNTER);
+	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 1);
+	raw_attr_lie(&r, FS_MSG_A_COUNTER_COUNT, "12345678", 4, 8);
+	raw_nest_end(&r);
+	raw_end(&r);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "COUNTER_COUNT (2) is truncated"),
+	   "counter nest with a truncated inner attribute: invalid");
+	raw_free(&r);
+
+	/* Repeated type replaces; unknown type kept; last optional. */
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+	for (int i = 0; i < 3; i++) {
+		raw_nest_begin(&r, FS_MSG_A_COUNTER);
+		raw_u32(&r, FS_MSG_A_COUNTER_WARNING, i == 2 ? 9 : 1);
+		raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 100 + (uint64_t)i);
+		raw_u32(&r, 77, 0);	/* unknown inside the nest */
+		raw_nest_end(&r);
+	}
+	raw_end(&r);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_OK &&
+	   fs.ncounters == 2 && fsm_fs_counter(&fs, 1)->count == 101 &&
+	   fsm_fs_counter(&fs, 9)->count == 102 && fsm_fs_counter(&fs, 9)->last_ns == 0,
+	   "repeated counter replaces, unknown type 9 kept, LAST optional");
+	ok(!fs.fstype && !fs.device, "dump reply without names");
+	raw_free(&r);
+
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+	for (uint32_t i = 0; i <= FSM_MAX_COUNTERS; i++) {
+		raw_nest_begin(&r, FS_MSG_A_COUNTER);
+		raw_u32(&r, FS_MSG_A_COUNTER_WARNING, i + 1);
+		raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 1);
+		raw_nest_end(&r);
+	}
+	raw_end(&r);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "more than 32 warning types"),
+	   "33 distinct counter types: invalid, no overflow");
+	raw_free(&r);
+}
+
+static void make_rows(struct fsm_fs_list *l)
+{
+	struct raw r = { 0 };
+	struct fsm_error err;
+
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_a, lasts_a);
+	fsm_fs_list_add(l, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	raw_fs_row(&r, 0, 45, "btrfs", "vdc", NULL, counts_b, lasts_b);
+	fsm_fs_list_add(l, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	raw_fs_row(&r, 254, 32, "xfs", "vdd", test_uuid, counts_b, lasts_a);
+	fsm_fs_list_add(l, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+}
+
+/* A monitor writing into memory, with syslog captured. */
+struct capture {
+	struct fsm_monitor m;
+	struct fsm_filter f;
+	char *out, *err;
+	size_t outlen, errlen;
+	struct fsm_buf log;
+};
+
+static void capture_log(void *arg, int prio, const char *line)
+{
+	struct capture *c = arg;
+
+	fsm_buf_printf(&c->log, "%d|%s\n", prio, line);
+}
+
+static void cap_init(struct capture *c, bool json)
+{
+	memset(c, 0, sizeof(*c));
+	fsm_filter_init(&c->f);
+	fsm_buf_init(&c->log);
+	c->m.json = json;
+	c->m.out = open_memstream(&c->out, &c->outlen);
+	c->m.err = open_memstream(&c->err, &c->errlen);
+	c->m.log = capture_log;
+	c->m.log_arg = c;
+	c->m.filter = &c->f;
+	c->m.family = TEST_FAMILY;
+	fsm_monitor_init(&c->m);
+}
+
+/* Close the streams so out/err hold everything written. */
+static void cap_finish(struct capture *c)
+{
+	fclose(c->m.out);
+	fclose(c->m.err);
+	c->m.out = c->m.err = NULL;
+}
+
+static void cap_free(struct capture *c)
+{
+	if (c->m.out)
+		cap_finish(c);
+	free(c->out);
+	free(c->err);
+	fsm_buf_free(&c->log);
+	fsm_monitor_fini(&c->m);
+	fsm_filter_free(&c->f);
+}
+
+static void test_list(void)
+{
+	struct fsm_fs_list l = { 0 };
+	struct capture c;
+	struct raw r = { 0 };
+	struct fsm_error err;
+
+	make_rows(&l);
+	ok(l.n == 3, "three dump rows kept");
+
+	cap_init(&c, false);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  ENOSPC  META-ENOSPC  INODE-ENOSPC\n"
+	       "vdc     0:45     btrfs   -                                         12            0             1\n"
+	       "vdb     254:16   ext4    " UUID_STR "       0            3             0\n"
+	       "vdd     254:32   xfs     " UUID_STR "      12            0             1\n",
+	       "--list table, sorted by device number");
+	cap_free(&c);
+
+	cap_init(&c, true);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
+	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790},"
+	       "\"meta-enospc\":{\"count\":0,\"last_ns\":0},"
+	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791}}}\n"
+	       "{\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0},"
+	       "\"meta-enospc\":{\"count\":3,\"last_ns\":1796283771123456789},"
+	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0}}}\n"
+	       "{\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
+	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0},"
+	       "\"meta-enospc\":{\"count\":0,\"last_ns\":1796283771123456789},"
+	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0}}}\n",
+	       "--list JSON lines");
+	cap_free(&c);
+
+	/* Filters: by type, then by warning (columns). */
+	cap_init(&c, false);
+	fsm_filter_add_fstype(&c.f, "ext4");
+	fsm_filter_add_warning(&c.f, FS_MSG_WARN_META_ENOSPC);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  META-ENOSPC\n"
+	       "vdb     254:16   ext4    " UUID_STR "            3\n",
+	       "--list -T ext4 -w meta-enospc: one row, one counter column");
+	cap_free(&c);
+
+	cap_init(&c, true);
+	fsm_filter_add_dev(&c.f, 0, 45);
+	fsm_filter_add_warning(&c.f, FS_MSG_WARN_ENOSPC);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
+	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790}}}\n",
+	       "--list --json -d 0:45 -w enospc");
+	cap_free(&c);
+
+	/* A newer kernel's warning type gets a column of its own. */
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 7);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 0);
+	raw_str(&r, FS_MSG_A_FSTYPE, "ext2");
+	raw_str(&r, FS_MSG_A_DEVICE, "loop0");
+	raw_nest_begin(&r, FS_MSG_A_COUNTER);
+	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 4);
+	raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 123456);
+	raw_nest_end(&r);
+	raw_end(&r);
+	fsm_fs_list_free(&l);
+	fsm_fs_list_add(&l, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	cap_init(&c, false);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  ENOSPC  META-ENOSPC  INODE-ENOSPC  UNKNOWN-4\n"
+	       "loop0   7:0      ext2    -          0            0             0     123456\n",
+	       "--list: unknown warning type 4 as an extra column");
+	cap_free(&c);
+	fsm_fs_list_free(&l);
+
+	cap_init(&c, false);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  ENOSPC  META-ENOSPC  INODE-ENOSPC\n",
+	       "--list with no filesystems: header only");
+	cap_free(&c);
+
+	cap_init(&c, true);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out, "", "--list --json with no filesystems: nothing");
+	cap_free(&c);
+}
+
+/* ---- filters ---------------------------------------------------------- */
+
+static void test_filters(void)
+{
+	struct fsm_filter f;
+	struct fsm_event ev = {
+		.warning = 2, .major = 254, .minor = 16, .count = 1,
+		.fstype = "ext4", .has_uuid = true,
+	};
+	uint8_t other[16] = { 1 };
+	uint8_t u[16];
+	uint32_t w;
+	struct fsm_devnum d;
+
+	memcpy(ev.uuid, test_uuid, 16);
+	fsm_filter_init(&f);
+	ok(fsm_filter_event(&f, &ev), "empty filter admits everything");
+	fsm_filter_add_dev(&f, 8, 0);
+	ok(!fsm_filter_event(&f, &ev), "device filter 8:0 rejects 254:16");
+	fsm_filter_add_dev(&f, 254, 16);
+	fsm_filter_add_dev(&f, 254, 16);
+	ok(fsm_filter_event(&f, &ev) && f.ndevs == 2,
+	   "repeated device filters OR together, duplicates dropped");
+	fsm_filter_add_fstype(&f, "xfs");
+	ok(!fsm_filter_event(&f, &ev), "device AND fstype xfs rejects ext4");
+	fsm_filter_add_fstype(&f, "ext4");
+	ok(fsm_filter_event(&f, &ev), "fstype xfs OR ext4 admits ext4");
+	fsm_filter_add_uuid(&f, other);
+	ok(!fsm_filter_event(&f, &ev), "other uuid rejects");
+	fsm_filter_add_uuid(&f, test_uuid);
+	ok(fsm_filter_event(&f, &ev), "matching uuid admits");
+	fsm_filter_add_warning(&f, 1);
+	ok(!fsm_filter_event(&f, &ev), "warning enospc rejects meta-enospc");
+	fsm_filter_add_warning(&f, 2);
+	ok(fsm_filter_event(&f, &ev), "warning enospc OR meta-enospc admits");
+	ev.has_uuid = false;
+	ok(!fsm_filter_event(&f, &ev), "uuid filter rejects an event without UUID");
+	ev.has_uuid = true;
+	ev.fstype = NULL;
+	ok(!fsm_filter_event(&f, &ev), "fstype filter rejects an event without FSTYPE");
+	fsm_filter_free(&f);
+
+	ok(fsm_parse_warning("enospc", &w) == 0 && w == 1, "parse warning enospc");
+	ok(fsm_parse_warning("META-ENOSPC", &w) == 0 && w == 2, "parse warning META-ENOSPC");
+	ok(fsm_parse_warning("inode-enospc", &w) == 0 && w == 3, "parse warning inode-enospc");
+	ok(fsm_parse_warning("9", &w) == 0 && w == 9, "parse warning 9");
+	ok(fsm_parse_warning("unknown-12", &w) == 0 && w == 12, "parse warning unknown-12");
+	ok(fsm_parse_warning("0", &w) < 0 && fsm_parse_warning("", &w) < 0 &&
+	   fsm_parse_warning("enospcx", &w) < 0 && fsm_parse_warning("-1", &w) < 0 &&
+	   fsm_parse_warning("4294967296", &w) < 0 && fsm_parse_warning("1 ", &w) < 0,
+	   "bad warnings rejected");
+
+	ok(fsm_parse_uuid(UUID_STR, u) == 0 && !memcmp(u, test_uuid, 16),
+	   "parse canonical uuid");
+	ok(fsm_parse_uuid("0C5F3A9E12344BCD8EF00123456789AB", u) == 0 &&
+	   !memcmp(u, test_uuid, 16), "parse undashed upper-case uuid");
+	ok(fsm_parse_uuid("0c5f3a9e-1234-4bcd-8ef0-0123456789a", u) < 0 &&
+	   fsm_parse_uuid("0c5f3a9e-1234-4bcd-8ef0x0123456789ab", u) < 0 &&
+	   fsm_parse_uuid("0c5f3a9e-1234-4bcd-8ef0-0123456789ag", u) < 0 &&
+	   fsm_parse_uuid("0c5f3a9e1-234-4bcd-8ef0-0123456789ab", u) < 0 &&
+	   fsm_parse_uuid("", u) < 0, "bad uuids rejected");
+
+	ok(fsm_parse_devnum("254:16", &d) == 0 && d.major == 254 && d.minor == 16,
+	   "parse 254:16");
+	ok(fsm_parse_devnum("0:4294967295", &d) == 0 && d.minor == UINT32_MAX,
+	   "parse 0:4294967295");
+	ok(fsm_parse_devnum("8:", &d) < 0 && fsm_parse_devnum(":1", &d) < 0 &&
+	   fsm_parse_devnum("8:1x", &d) < 0 && fsm_parse_devnum("4294967296:0", &d) < 0 &&
+	   fsm_parse_devnum("/dev/sda", &d) < 0 && fsm_parse_devnum("8:-1", &d) < 0,
+	   "bad MAJ:MIN rejected");
+}
+
+static void test_mountinfo(void)
+{
+	char l1[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n";
+	char l2[] = "101 29 0:45 /@home /home\\040dir rw shared:7 master:2 - btrfs /dev/vdc rw\n";
+	char l3[] = "22 1 0:21 / /proc rw - proc proc rw";
+	char bad1[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 ext3 /dev/root rw\n";
+	char bad2[] = "x 35 98:0 / / rw - ext4 /dev/a rw\n";
+	char bad3[] = "36 35 98-0 / / rw - ext4 /dev/a rw\n";
+	char bad4[] = "36 35 98:0 / /\n";
+	struct fsm_mount m;
+
+	ok(fsm_mountinfo_parse_line(l1, &m) == 0 && m.id == 36 && m.major == 98 &&
+	   m.minor == 0 && !strcmp(m.mountpoint, "/mnt2") && !strcmp(m.fstype, "ext3") &&
+	   !strcmp(m.source, "/dev/root"), "mountinfo: the proc(5) example");
+	ok(fsm_mountinfo_parse_line(l2, &m) == 0 && m.id == 101 && m.major == 0 &&
+	   m.minor == 45 && !strcmp(m.mountpoint, "/home dir") &&
+	   !strcmp(m.source, "/dev/vdc"), "mountinfo: two optional fields, \\040 unescaped");
+	ok(fsm_mountinfo_parse_line(l3, &m) == 0 && m.id == 22 && !strcmp(m.source, "proc"),
+	   "mountinfo: no optional fields, no newline");
+	ok(fsm_mountinfo_parse_line(bad1, &m) < 0, "mountinfo: no separator rejected");
+	ok(fsm_mountinfo_parse_line(bad2, &m) < 0, "mountinfo: bad id rejected");
+	ok(fsm_mountinfo_parse_line(bad3, &m) < 0, "mountinfo: bad maj:min rejected");
+	ok(fsm_mountinfo_parse_line(bad4, &m) < 0, "mountinfo: short line rejected");
+}
+
+static void test_resolve(void)
+{
+	char path[] = "/tmp/fsmsg-unit-XXXXXX";
+	struct fsm_filter f;
+	struct fsm_error err;
+	FILE *fp;
+	int fd;
+
+	fd = mkstemp(path);
+	fp = fdopen(fd, "w");
+	fputs("20 1 254:1 / / rw - ext4 /dev/vda rw\n"
+	      "30 20 0:45 /@ /mnt/a rw - btrfs /dev/vdc rw\n"
+	      "31 20 0:45 /@sub /mnt/b rw - btrfs /dev/vdc rw\n"
+	      "32 20 0:46 / /mnt/c rw - btrfs /dev/vdd rw\n"
+	      "33 20 0:47 / /mnt/d\\040x rw - btrfs /dev/disk\\040x rw\n",
+	      fp);
+	fclose(fp);
+
+	fsm_filter_init(&f);
+	ok(fsm_filter_add_blockdev(&f, "/dev/vdc", (254ULL << 8) | 32, path) == 0 &&
+	   f.ndevs == 2 && f.devs[0].major == 254 && f.devs[0].minor == 32 &&
+	   f.devs[1].major == 0 && f.devs[1].minor == 45,
+	   "block device: its own number plus the btrfs anonymous 0:45, once");
+	fsm_filter_free(&f);
+	ok(fsm_filter_add_blockdev(&f, "/dev/disk x", 0x0801, path) == 0 &&
+	   f.ndevs == 2 && f.devs[1].minor == 47,
+	   "block device: escaped mount source matched");
+	fsm_filter_free(&f);
+	ok(fsm_filter_add_blockdev(&f, "/dev/vdc", 0x0801, "/nonexistent") == 0 &&
+	   f.ndevs == 1, "block device without mountinfo: its own number");
+	fsm_filter_free(&f);
+	unlink(path);
+
+	ok(fsm_resolve_device(&f, "254:16", "/nonexistent", &err) == 0 && f.ndevs == 1 &&
+	   f.devs[0].major == 254 && f.devs[0].minor == 16, "resolve MAJ:MIN literally");
+	fsm_filter_free(&f);
+	ok(fsm_resolve_device(&f, "/nonexistent/x", "/proc/self/mountinfo", &err) < 0,
+	   "resolve a missing path: error");
+	is_str(err.msg, "cannot resolve device '/nonexistent/x': No such file or directory",
+	       "missing path: reason");
+
+	/* Any path on a filesystem: the mount's major:minor from mountinfo. */
+	{
+		struct stat st;
+		char want[64];
+		char *line = NULL;
+		size_t cap = 0;
+		struct statx stx;
+		bool found = false;
+
+		fp = fopen("/proc/self/mountinfo", "r");
+		statx(AT_FDCWD, "/proc/self", 0, STATX_MNT_ID, &stx);
+		while (fp && getline(&line, &cap, fp) > 0) {
+			struct fsm_mount m;
+
+			if (fsm_mountinfo_parse_line(line, &m) == 0 &&
+			    m.id == stx.stx_mnt_id) {
+				snprintf(want, sizeof(want), "%u:%u", m.major, m.minor);
+				found = true;
+			}
+		}
+		free(line);
+		if (fp)
+			fclose(fp);
+		ok(found && fsm_resolve_device(&f, "/proc/self", "/proc/self/mountinfo",
+					       &err) == 0 && f.ndevs == 1 &&
+		   stat("/proc/self", &st) == 0,
+		   "resolve a path through its mount id");
+		if (f.ndevs == 1) {
+			char got[64];
+
+			snprintf(got, sizeof(got), "%u:%u", f.devs[0].major, f.devs[0].minor);
+			is_str(got, found ? want : "?", "path resolves to its mount's major:minor");
+		} else {
+			ok(false, "path resolves to its mount's major:minor");
+		}
+		fsm_filter_free(&f);
+	}
+	ok(fsm_resolve_device(&f, "/proc/self", "/nonexistent", &err) < 0 &&
+	   strstr(err.msg, "cannot read /nonexistent"),
+	   "path without mountinfo: error");
+	fsm_filter_free(&f);
+}
+
+/* ---- monitor: the whole pipeline ------------------------------------- */
+
+static void feed(struct capture *c, const struct raw *r)
+{
+	fsm_monitor_message(&c->m, r->buf, r->len, RECV);
+}
+
+static void feed_event(struct capture *c, uint32_t warning, uint64_t count,
+		       uint64_t suppressed)
+{
+	struct raw r = { 0 };
+
+	raw_full_event(&r, warning, count, suppressed, "alloc_test");
+	feed(c, &r);
+	raw_free(&r);
+}
+
+static void test_monitor_text(void)
+{
+	struct fsm_fs_list l = { 0 };
+	struct capture c;
+	struct raw r = { 0 };
+
+	make_rows(&l);
+	cap_init(&c, false);
+	fsm_monitor_seed(&c.m, &l);
+	feed_event(&c, 2, 3, 0);	/* queued before the seed: counted */
+	feed_event(&c, 2, 4, 0);
+	feed_event(&c, 2, 9, 1);	/* 3 missed */
+	raw_begin(&r, FS_MSG_CMD_WARNING);	/* invalid: skipped */
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_end(&r);
+	feed(&c, &r);
+	raw_free(&r);
+	feed_event(&c, 1, 1, 0);
+	cap_finish(&c);
+
+	is_str(c.out,
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
+	       "monitor text: every event on stdout, the invalid one skipped");
+	is_str(c.err,
+	       "fsmsg: missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "fsmsg: skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)\n",
+	       "monitor text: gap and invalid message reported on stderr");
+	is_str(fsm_buf_str(&c.log),
+	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
+	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
+	       "3|missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
+	       "4|skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)\n"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
+	       "monitor syslog: LOG_ERR for metadata and missed, LOG_WARNING for data");
+	ok(c.m.events == 4 && c.m.invalid == 1 && c.m.missed == 3,
+	   "monitor counters: 4 events, 1 invalid, 3 missed");
+	cap_free(&c);
+	fsm_fs_list_free(&l);
+}
+
+static void test_monitor_json_overrun(void)
+{
+	struct fsm_fs_list l = { 0 }, later = { 0 };
+	struct capture c;
+	struct raw r = { 0 };
+	struct fsm_error err;
+	static const uint64_t counts_later[3] = { 0, 20, 2 };
+
+	make_rows(&l);
+	cap_init(&c, true);
+	fsm_monitor_seed(&c.m, &l);
+	feed_event(&c, 2, 5, 0);	/* 4 missed: seed was 3 */
+	fsm_monitor_overrun(&c.m);
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_later, lasts_a);
+	fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	fsm_monitor_resync(&c.m, &later, RECV);
+	feed_event(&c, 2, 21, 0);
+	cap_finish(&c);
+
+	is_str(c.out,
+	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":1}\n"
+	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0}\n"
+	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":15}\n"
+	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"inode-enospc\",\"missed\":2}\n"
+	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0}\n",
+	       "monitor JSON: missed lines (gap, then resync per type) and events");
+	is_str(c.err,
+	       "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "fsmsg: overrun: events were dropped because the socket receive buffer was full; counting the missed warnings from the kernel's counters\n"
+	       "fsmsg: missed 15 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "fsmsg: missed 2 inode-enospc warnings on ext4 vdb (254:16)\n",
+	       "monitor JSON: overrun and missed lines also on stderr");
+	has_str(fsm_buf_str(&c.log), "3|overrun: events were dropped",
+		"overrun logged at LOG_ERR");
+	has_str(fsm_buf_str(&c.log),
+		"3|{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\"",
+		"JSON mode: missed reports go to syslog as JSON, LOG_ERR");
+	has_str(fsm_buf_str(&c.log),
+		"3|{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\"",
+		"JSON mode: events go to syslog as JSON, LOG_ERR for metadata");
+	cap_free(&c);
+	fsm_fs_list_free(&l);
+	fsm_fs_list_free(&later);
+}
+
+static void test_monitor_filter_count(void)
+{
+	struct fsm_fs_list l = { 0 };
+	struct capture c;
+	struct raw r = { 0 };
+
+	make_rows(&l);
+	cap_init(&c, false);
+	fsm_filter_add_dev(&c.f, 0, 45);
+	c.m.max_events = 2;
+	fsm_monitor_seed(&c.m, &l);
+	feed_event(&c, 2, 10, 0);	/* 254:16: filtered out, its gap too */
+	build_minimal(&r, 1);		/* 8:3: filtered out */
+	feed(&c, &r);
+	raw_free(&r);
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 0);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 45);
+	raw_u64(&r, FS_MSG_A_COUNT, 13);
+	raw_end(&r);
+	feed(&c, &r);
+	raw_free(&r);
+	ok(!c.m.done, "one matching event of two: not done");
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 0);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 45);
+	raw_u64(&r, FS_MSG_A_COUNT, 15);
+	raw_end(&r);
+	feed(&c, &r);
+	raw_free(&r);
+	ok(c.m.done && c.m.events == 2, "--count 2 reached after the second match");
+	cap_finish(&c);
+	is_str(c.out,
+	       RECV_STR " 0:45 - - uuid -: no space left for data, uid -, pid - (-), count 13\n"
+	       RECV_STR " 0:45 - - uuid -: no space left for data, uid -, pid - (-), count 15\n",
+	       "device filter: only 0:45 events");
+	is_str(c.err, "fsmsg: missed 1 enospc warnings on - - (0:45)\n",
+	       "device filter: only 0:45's gap (seed 12, then 13, then 15) reported");
+	cap_free(&c);
+	fsm_fs_list_free(&l);
+}
+
+int main(void)
+{
+	/* Output must not depend on the machine's zone or locale. */
+	setenv("TZ", "Asia/Kolkata", 1);
+	printf("TAP version 13\n");
+
+	test_full_event();
+	test_libnl_built();
+	test_minimal_event();
+	test_unknown_warning();
+	test_missing_required();
+	test_unknown_attrs();
+	test_truncated();
+	test_oversized();
+	test_not_an_event();
+	test_escaping();
+	test_time();
+	test_buf();
+	test_accounting();
+	test_dump_parse();
+	test_list();
+	test_filters();
+	test_mountinfo();
+	test_resolve();
+	test_monitor_text();
+	test_monitor_json_overrun();
+	test_monitor_filter_count();
+
+	printf("1..%d\n", tests);
+	printf("# %d passed, %d failed\n", tests - failed, failed);
+	return failed ? 1 : 0;
+}

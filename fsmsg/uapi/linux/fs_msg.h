@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	Documentation/netlink/specs/fs_msg.yaml */
+/* YNL-GEN uapi header */
+
+#ifndef _UAPI_LINUX_FS_MSG_H
+#define _UAPI_LINUX_FS_MSG_H
+
+#define FS_MSG_FAMILY_NAME	"FS_MSG"
+#define FS_MSG_FAMILY_VERSION	1
+
+/**
+ * enum fs_msg_warn - What the filesystem ran out of.
+ * @FS_MSG_WARN_NONE: Not a warning; never sent.
+ * @FS_MSG_WARN_ENOSPC: No space left for file data.
+ * @FS_MSG_WARN_META_ENOSPC: No space left for metadata: a directory entry, an
+ *   inode, an extended attribute, a symlink target or a transaction.
+ * @FS_MSG_WARN_INODE_ENOSPC: No free inodes left, while free blocks remain.
+ *   Creating files fails although df still shows space.
+ */
+enum fs_msg_warn {
+	FS_MSG_WARN_NONE,
+	FS_MSG_WARN_ENOSPC,
+	FS_MSG_WARN_META_ENOSPC,
+	FS_MSG_WARN_INODE_ENOSPC,
+
+	/* private: */
+	__FS_MSG_WARN_MAX,
+	FS_MSG_WARN_MAX = (__FS_MSG_WARN_MAX - 1)
+};
+
+enum {
+	FS_MSG_A_UNSPEC,
+	FS_MSG_A_WARNING,
+	FS_MSG_A_DEV_MAJOR,
+	FS_MSG_A_DEV_MINOR,
+	FS_MSG_A_CAUSED_ID,
+	FS_MSG_A_PAD,
+	FS_MSG_A_FSTYPE,
+	FS_MSG_A_DEVICE,
+	FS_MSG_A_UUID,
+	FS_MSG_A_PID,
+	FS_MSG_A_COMM,
+	FS_MSG_A_TIMESTAMP,
+	FS_MSG_A_COUNT,
+	FS_MSG_A_SUPPRESSED,
+	FS_MSG_A_COUNTER,
+
+	__FS_MSG_A_MAX,
+	FS_MSG_A_MAX = (__FS_MSG_A_MAX - 1)
+};
+
+enum {
+	FS_MSG_A_COUNTER_UNSPEC,
+	FS_MSG_A_COUNTER_WARNING,
+	FS_MSG_A_COUNTER_COUNT,
+	FS_MSG_A_COUNTER_LAST,
+	FS_MSG_A_COUNTER_PAD,
+	FS_MSG_A_COUNTER_SUPPRESSED,
+
+	__FS_MSG_A_COUNTER_MAX,
+	FS_MSG_A_COUNTER_MAX = (__FS_MSG_A_COUNTER_MAX - 1)
+};
+
+enum {
+	FS_MSG_CMD_WARNING = 1,
+	FS_MSG_CMD_FS_GET,
+
+	__FS_MSG_CMD_MAX,
+	FS_MSG_CMD_MAX = (__FS_MSG_CMD_MAX - 1)
+};
+
+#define FS_MSG_MCGRP_EVENTS	"events"
+
+#endif /* _UAPI_LINUX_FS_MSG_H */
