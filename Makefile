@@ -1,0 +1,117 @@
+# FS_MSG: a kernel patch series that reports filesystem ENOSPC the moment
+# it happens, the fsmsg listener, the alloc_test stressor, and the QEMU
+# guest that proves them.  See README.md.
+#
+#   make demo     boot the guest, fill each filesystem, watch fsmsg report
+#   make check    every test: host-side tests, checkpatch, the guest suite
+#   make help     all targets and variables
+
+BUILD		?= $(CURDIR)/build
+KERNEL_TARBALL	?= /usr/src/linux-source-6.12.tar.xz
+KSRC		:= $(BUILD)/linux
+KOBJ		:= $(BUILD)/kernel
+KCONFIG		:= kconfig/qemu.config
+BZIMAGE		:= $(KOBJ)/arch/x86/boot/bzImage
+INITRAMFS	:= $(BUILD)/initramfs.cpio
+IMAGES		:= $(BUILD)/images
+GEN_INIT_CPIO	:= $(BUILD)/gen_init_cpio
+JOBS		?= $(shell nproc)
+KCC		?= $(if $(shell command -v ccache),ccache gcc,gcc)
+V		?= 0
+
+export KVM QEMU_TIMEOUT QEMU_SMP QEMU_MEM TESTS APPEND V
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+MAKEFLAGS += --no-print-directory
+endif
+
+KMAKE = $(MAKE) -C $(KSRC) O=$(KOBJ) CC="$(KCC)" V=$(V)
+
+.PHONY: all help deps kernel kernel-tree tools initramfs images \
+	qemu-test qemu-rerun demo check check-host checkpatch check-uapi \
+	clean distclean
+.DELETE_ON_ERROR:
+
+all: kernel tools initramfs
+
+help:
+	@echo 'Targets:'
+	@echo '  demo        boot the guest, fill each filesystem with alloc_test, show fsmsg events'
+	@echo '  check       host tests + checkpatch + uapi check + the guest test suite'
+	@echo '  qemu-test   build what is missing, boot the guest, run and judge its tests'
+	@echo '  qemu-rerun  boot and test again without rebuilding anything'
+	@echo '  kernel      apply patches/series to the 6.12 tree and build bzImage'
+	@echo '  tools       build fsmsg and alloc_test (host and static builds)'
+	@echo '  initramfs   build the guest initramfs'
+	@echo '  checkpatch  scripts/checkpatch.pl --strict on every patch of the series'
+	@echo '  clean       remove everything built except the kernel tree and objects'
+	@echo '  distclean   remove build/ entirely'
+	@echo 'Variables: V=1 (verbose), KVM=1 (use /dev/kvm), TESTS=pattern (guest cases),'
+	@echo '  QEMU_TIMEOUT=seconds, JOBS=n, BUILD=dir'
+
+# Installs missing Debian packages (as root); a no-op when all are there.
+deps:
+	$(Q)scripts/install-deps.sh
+
+kernel-tree: deps
+	$(Q)scripts/prepare-kernel.sh $(KERNEL_TARBALL) $(KSRC) patches
+
+$(KOBJ)/.config: $(KCONFIG) $(KSRC)/.series-applied scripts/kernel-config.sh
+	@echo "  CONFIG  $(KCONFIG)"
+	$(Q)KCC="$(KCC)" scripts/kernel-config.sh $(KSRC) $(KOBJ) $(KCONFIG)
+
+kernel: kernel-tree
+	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) $(KOBJ)/.config
+	$(Q)+$(KMAKE) -j$(JOBS) bzImage
+
+tools: deps
+	$(Q)+$(MAKE) -C alloc_test OUT=$(BUILD)/alloc_test
+	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg
+
+images: deps
+	@echo "  MKFS    $(IMAGES)"
+	$(Q)scripts/make-images.sh $(IMAGES)
+
+$(GEN_INIT_CPIO): | kernel-tree
+	@echo "  HOSTCC  $@"
+	$(Q)gcc -O2 -o $@ $(KSRC)/usr/gen_init_cpio.c
+
+initramfs: tools images $(GEN_INIT_CPIO)
+	@echo "  CPIO    $(INITRAMFS)"
+	$(Q)scripts/make-initramfs.sh $(GEN_INIT_CPIO) $(INITRAMFS) \
+		$(BUILD)/fsmsg/fsmsg.static $(BUILD)/alloc_test/alloc_test.static \
+		$(IMAGES)/images.env
+
+qemu-test: kernel initramfs
+	$(Q)scripts/run-qemu.sh test $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
+
+# Fresh images, same kernel and tools.
+qemu-rerun: images
+	$(Q)scripts/run-qemu.sh test $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
+
+demo: kernel initramfs
+	$(Q)scripts/run-qemu.sh demo $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
+
+check-host: tools
+	$(Q)+$(MAKE) -C alloc_test OUT=$(BUILD)/alloc_test check
+	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg check
+
+checkpatch: kernel-tree
+	$(Q)scripts/checkpatch-series.sh $(KSRC) patches
+
+check-uapi: kernel-tree
+	$(Q)scripts/check-uapi.sh $(KSRC) fsmsg/uapi/linux/fs_msg.h
+
+# Cheap checks first, so a broken tool or patch fails before the long build.
+check: check-host checkpatch check-uapi
+	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) qemu-test
+
+clean:
+	$(Q)rm -rf $(BUILD)/alloc_test $(BUILD)/fsmsg $(BUILD)/images \
+		$(BUILD)/log $(INITRAMFS) $(INITRAMFS).list $(GEN_INIT_CPIO)
+
+distclean:
+	$(Q)rm -rf $(BUILD)

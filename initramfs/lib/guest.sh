@@ -1,0 +1,259 @@
+# Helpers for the guest test cases.  Each case runs in a subshell: fail()
+# and skip() end it, and the runner (tests/run.sh) cleans up after it.
+
+. /etc/fsmsg/images.env
+
+FSMSG_OUT=/tmp/fsmsg.out
+FSMSG_ERR=/tmp/fsmsg.err
+
+fail() {
+	echo "# FAIL: $*"
+	exit 1
+}
+
+skip() {
+	echo "$*" > /tmp/skip_reason
+	exit 4
+}
+
+note() {
+	echo "# $*"
+}
+
+# expect_eq GOT WANT WHAT
+expect_eq() {
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+}
+
+# as_nobody CMD...: run a simple command as the unprivileged user nobody
+as_nobody() {
+	su -s /bin/sh nobody -c "$*"
+}
+
+# img_var NAME FIELD: a value recorded on the host (FSTYPE, UUID)
+img_var() {
+	eval "echo \"\${IMG_$1_$2}\""
+}
+
+# disk NAME: the block device QEMU attached with serial NAME
+disk() {
+	local s d
+	for s in /sys/block/vd*/serial; do
+		if [ "$(cat "$s")" = "$1" ]; then
+			d=${s%/serial}
+			echo "/dev/${d##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+mnt() {
+	echo "/mnt/$1"
+}
+
+# mount_img NAME [OPTIONS]: mount an image at /mnt/NAME with its own type
+mount_img() {
+	local dev
+	dev=$(disk "$1") || fail "no disk with serial $1"
+	mkdir -p "/mnt/$1"
+	mount -t "$(img_var "$1" FSTYPE)" ${2:+-o "$2"} "$dev" "/mnt/$1"
+}
+
+# sb_dev NAME: MAJ:MIN of the mounted filesystem, as mountinfo shows it
+# (sb->s_dev: for btrfs an anonymous device, not the disk's)
+sb_dev() {
+	awk -v m="/mnt/$1" '$5 == m { print $3 }' /proc/self/mountinfo
+}
+
+# mounted_type NAME: the type /proc/mounts shows for /mnt/NAME
+mounted_type() {
+	awk -v m="/mnt/$1" '$2 == m { print $3 }' /proc/mounts
+}
+
+# json_str KEY LINE / json_num KEY LINE: a field of one JSON line
+json_str() {
+	printf '%s\n' "$2" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"
+}
+
+json_num() {
+	printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9-]*\).*/\1/p"
+}
+
+# report KEY LINE: a field of alloc_test's key=value report line
+report() {
+	printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# wait_for TIMEOUT_S CMD...: poll CMD until it succeeds
+wait_for() {
+	local t=$(($1 * 10))
+	shift
+	while ! "$@"; do
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || return 1
+		usleep 100000
+	done
+}
+
+# fsmsg_start ARGS...: start fsmsg -F in the background, wait until it
+# has subscribed ("fsmsg: listening" on stderr)
+fsmsg_start() {
+	: > "$FSMSG_OUT"
+	: > "$FSMSG_ERR"
+	fsmsg -F "$@" > "$FSMSG_OUT" 2> "$FSMSG_ERR" &
+	FSMSG_PID=$!
+	if ! wait_for 20 grep -q '^fsmsg: listening' "$FSMSG_ERR"; then
+		cat "$FSMSG_ERR" | sed 's/^/# fsmsg: /'
+		fail "fsmsg did not start listening"
+	fi
+}
+
+lines() {
+	wc -l < "$1"
+}
+
+has_lines() {
+	[ "$(lines "$1")" -ge "$2" ]
+}
+
+# fsmsg_wait_lines N: wait until fsmsg printed at least N lines
+fsmsg_wait_lines() {
+	wait_for 30 has_lines "$FSMSG_OUT" "$1" ||
+		fail "fsmsg printed $(lines "$FSMSG_OUT") lines, expected $1"
+}
+
+# fsmsg_stop: SIGTERM, which must end fsmsg with status 0
+fsmsg_stop() {
+	local rc
+	kill -TERM "$FSMSG_PID"
+	wait "$FSMSG_PID"
+	rc=$?
+	[ "$rc" = 0 ] || fail "fsmsg exited with $rc after SIGTERM"
+}
+
+# ratelimit INTERVAL_MS [BURST]: set the kernel's rate limit
+ratelimit() {
+	echo "$1" > /proc/sys/fs/fs_msg/ratelimit_interval_ms
+	echo "${2:-1}" > /proc/sys/fs/fs_msg/ratelimit_burst
+}
+
+# counter NAME WARNING: the kernel's cumulative count of WARNING for the
+# filesystem at /mnt/NAME, from the dump
+counter() {
+	local line
+	line=$(fsmsg --list --json -d "/mnt/$1") || fail "fsmsg --list failed"
+	printf '%s\n' "$line" |
+		sed -n "s/.*\"$2\":{\"count\":\([0-9]*\).*/\1/p"
+}
+
+# counters_all: "NAME enospc meta inode" for every image, from the dump
+counters_all() {
+	local name dev line w
+	fsmsg --list --json > /tmp/counters.json || fail "fsmsg --list failed"
+	for name in $IMAGES; do
+		dev=$(sb_dev "$name")
+		line=$(grep "\"dev\":\"$dev\"" /tmp/counters.json)
+		printf '%s' "$name"
+		for w in enospc meta-enospc inode-enospc; do
+			printf ' %s' "$(printf '%s\n' "$line" |
+				sed -n "s/.*\"$w\":{\"count\":\([0-9]*\).*/\1/p")"
+		done
+		echo
+	done
+}
+
+# enospc_case NAME MODE WARNING [PREFILL]: the test matrix.
+#
+# Fills /mnt/NAME (first with data if PREFILL=prefill, so creating entries
+# fails for lack of blocks rather than inodes), then runs alloc_test MODE
+# until ENOSPC and two more failing operations, with fsmsg listening and
+# rate limiting off.  Checks that every failed operation produced exactly
+# one WARNING for this filesystem, with its device, type and UUID, that the
+# kernel's counter grew by the number of failures, and that no other
+# filesystem or warning type moved.
+enospc_case() {
+	local name=$1 mode=$2 warning=$3 prefill=${4:-}
+	local dir fstype uuid dev device extra out rc failed errors n prev line
+	local count col before after
+	dir=/mnt/$name
+	fstype=$(img_var "$name" FSTYPE)
+	uuid=$(img_var "$name" UUID)
+	dev=$(sb_dev "$name")
+	device=$(basename "$(disk "$name")")
+	extra=
+	case $mode in
+	symlinks) extra="--symlink-target-len 1000" ;;
+	esac
+
+	ratelimit 0
+	# The work folder is made first: a full filesystem may have no block
+	# left for it (ext2 has no room at all once full).
+	mkdir "$dir/case.work" || fail "cannot make $dir/case.work"
+	if [ "$prefill" = prefill ]; then
+		alloc_test "$dir" --mode buffered --keep --workdir-name case.fill \
+			> /dev/null || fail "could not fill $dir with data"
+	fi
+	counters_all > /tmp/before
+
+	fsmsg_start --json
+	# shellcheck disable=SC2086
+	out=$(alloc_test "$dir" --mode "$mode" --after-full 2 \
+		--workdir-name case.work $extra)
+	rc=$?
+	note "$out"
+	failed=$(report enospc "$out")
+	if [ "$rc" != 0 ]; then
+		errors=$(report errors "$out")
+		fsmsg_stop
+		case $errors in
+		EOPNOTSUPP:*)
+			skip "$mode on $fstype: $errors before any allocation (no extents)" ;;
+		esac
+		fail "alloc_test exited with $rc"
+	fi
+	[ "$failed" -ge 1 ] || fail "alloc_test saw no ENOSPC failure"
+
+	fsmsg_wait_lines "$failed"
+	fsmsg_stop
+	counters_all > /tmp/after
+
+	n=0
+	prev=
+	while read -r line; do
+		n=$((n + 1))
+		expect_eq "$(json_str dev "$line")" "$dev" "event $n device number"
+		expect_eq "$(json_str warning "$line")" "$warning" "event $n warning"
+		expect_eq "$(json_str fstype "$line")" "$fstype" "event $n fstype"
+		expect_eq "$(json_str uuid "$line")" "$uuid" "event $n uuid"
+		expect_eq "$(json_str device "$line")" "$device" "event $n device name"
+		expect_eq "$(json_str comm "$line")" alloc_test "event $n comm"
+		expect_eq "$(json_num suppressed "$line")" 0 "event $n suppressed"
+		count=$(json_num count "$line")
+		[ -z "$prev" ] || expect_eq "$count" $((prev + 1)) "event $n count"
+		prev=$count
+	done < "$FSMSG_OUT"
+	expect_eq "$n" "$failed" "events received for $failed failed operations"
+
+	# The dump agrees, and nothing else moved: other warning types on this
+	# filesystem, and every other filesystem (the negative controls).
+	col=$(case $warning in enospc) echo 2;; meta-enospc) echo 3;; *) echo 4;; esac)
+	before=$(awk -v n="$name" -v c="$col" '$1 == n { print $c }' /tmp/before)
+	after=$(awk -v n="$name" -v c="$col" '$1 == n { print $c }' /tmp/after)
+	expect_eq "$((after - before))" "$failed" "kernel counter delta"
+	expect_eq "$prev" "$after" "count in the last event"
+	awk -v n="$name" -v c="$col" '$1 != n { print } $1 == n { $c = "-"; print }' \
+		/tmp/before > /tmp/before.rest
+	awk -v n="$name" -v c="$col" '$1 != n { print } $1 == n { $c = "-"; print }' \
+		/tmp/after > /tmp/after.rest
+	if ! cmp -s /tmp/before.rest /tmp/after.rest; then
+		diff /tmp/before.rest /tmp/after.rest | sed 's/^/# /'
+		fail "other counters changed"
+	fi
+}
+
+# matrix NAME MODE WARNING [prefill]: register one enospc_case
+matrix() {
+	eval "t_${1}_$2() { enospc_case $1 $2 $3 $4; }"
+	case_add "t_${1}_$2" "$1: $2 until ENOSPC sends one $3 per failed operation"
+}

@@ -1,0 +1,63 @@
+# Patch 1: the FS_MSG family, its permissions and its dump.
+
+t_family_join() {
+	fsmsg_start
+	fsmsg_stop
+}
+case_add t_family_join "family: root resolves FS_MSG, joins events, exits 0 on SIGTERM"
+
+# expect_refused RC_FILE ERR_FILE WHAT PATTERN
+expect_refused() {
+	expect_eq "$1" 2 "exit status of $3"
+	grep -qi "$4" "$2" || { sed 's/^/# /' "$2"; fail "$3: no clear message ($4)"; }
+}
+
+t_family_nonroot_join() {
+	as_nobody fsmsg -F -t 5 > /dev/null 2> /tmp/err
+	expect_refused $? /tmp/err "non-root fsmsg" "CAP_SYS_ADMIN"
+}
+case_add t_family_nonroot_join "family: non-root cannot join events (EPERM), fsmsg says so and exits 2"
+
+t_family_nonroot_dump() {
+	as_nobody fsmsg --list > /dev/null 2> /tmp/err
+	expect_refused $? /tmp/err "non-root fsmsg --list" "CAP_SYS_ADMIN"
+}
+case_add t_family_nonroot_dump "family: non-root cannot dump (EPERM), fsmsg --list exits 2"
+
+t_family_userns() {
+	unshare -U -r fsmsg -F -t 5 > /dev/null 2> /tmp/err
+	expect_refused $? /tmp/err "fsmsg as root of a new user namespace" "CAP_SYS_ADMIN"
+}
+case_add t_family_userns "family: root in a new user namespace cannot join events"
+
+t_family_netns() {
+	unshare -n fsmsg -F -t 5 > /dev/null 2> /tmp/err
+	expect_refused $? /tmp/err "fsmsg in a new network namespace" "no FS_MSG"
+}
+case_add t_family_netns "family: a new network namespace cannot resolve FS_MSG"
+
+t_family_sysctl() {
+	expect_eq "$(sysctl -n fs.fs_msg.ratelimit_interval_ms)" 1000 "default interval"
+	expect_eq "$(sysctl -n fs.fs_msg.ratelimit_burst)" 1 "default burst"
+	sysctl -w fs.fs_msg.ratelimit_burst=0 > /dev/null 2>&1 &&
+		fail "ratelimit_burst accepted 0"
+	expect_eq "$(sysctl -n fs.fs_msg.ratelimit_burst)" 1 "burst after refused write"
+}
+case_add t_family_sysctl "family: rate limit sysctls default to 1 message per 1000 ms and reject 0 bursts"
+
+# The dump lists every mounted image with what the host recorded.
+t_dump_lists() {
+	fsmsg --list --json > /tmp/list || fail "fsmsg --list exited with $?"
+	sed 's/^/# /' /tmp/list
+	for name in $IMAGES; do
+		dev=$(sb_dev "$name")
+		line=$(grep "\"dev\":\"$dev\"" /tmp/list)
+		[ -n "$line" ] || fail "$name ($dev) missing from the dump"
+		expect_eq "$(json_str fstype "$line")" "$(img_var "$name" FSTYPE)" "$name fstype"
+		expect_eq "$(json_str uuid "$line")" "$(img_var "$name" UUID)" "$name uuid"
+		expect_eq "$(json_str device "$line")" "$(basename "$(disk "$name")")" "$name device"
+	done
+	# Only filesystems that report warnings: no proc, sysfs or tmpfs.
+	expect_eq "$(lines /tmp/list)" "$(echo $IMAGES | wc -w)" "filesystems in the dump"
+}
+case_add t_dump_lists "dump: lists every mounted image with its type, device and UUID, and nothing else"

@@ -1,0 +1,71 @@
+# Run the guest test cases and print KTAP.
+#
+# Every tests/NN-*.sh file registers its cases with case_add FUNCTION
+# DESCRIPTION; the runner counts them for the plan, then runs each in a
+# subshell and cleans up after it.  Exit status of a case: 0 pass, 4 skip
+# (reason in /tmp/skip_reason), anything else fail.
+#
+# usage: run.sh [PATTERN,...]   (only cases whose function matches a PATTERN)
+
+. /lib/ktap.sh
+. /lib/guest.sh
+
+pattern=${1:-*}
+CASES=/tmp/cases
+: > "$CASES"
+
+case_add() {
+	old_ifs=$IFS
+	IFS=,
+	for p in $pattern; do
+		case $1 in
+		$p)	echo "$1|$2" >> "$CASES"
+			break ;;
+		esac
+	done
+	IFS=$old_ifs
+}
+
+for f in /tests/[0-9]*.sh; do
+	. "$f"
+done
+
+ktap_print_header
+ktap_set_plan "$(wc -l < "$CASES")"
+
+# Every image is mounted for the whole run, so each case has untouched
+# filesystems beside the one it fills.
+for name in $IMAGES; do
+	mount_img "$name" || ktap_exit_fail_msg "cannot mount image $name"
+done
+ktap_print_msg "kernel $(uname -r), images: $IMAGES"
+
+DEFAULT_INTERVAL=$(cat /proc/sys/fs/fs_msg/ratelimit_interval_ms 2>/dev/null)
+DEFAULT_BURST=$(cat /proc/sys/fs/fs_msg/ratelimit_burst 2>/dev/null)
+
+cleanup_case() {
+	killall -q -KILL fsmsg alloc_test 2>/dev/null
+	for name in $IMAGES; do
+		rm -rf "/mnt/$name"/alloc_test.* "/mnt/$name"/case.*
+	done
+	sync
+	if [ -n "$DEFAULT_INTERVAL" ]; then
+		ratelimit "$DEFAULT_INTERVAL" "$DEFAULT_BURST"
+	fi
+}
+
+while IFS='|' read -r func desc <&3; do
+	rm -f /tmp/skip_reason
+	start=$(date +%s)
+	( "$func" ) < /dev/null
+	rc=$?
+	ktap_print_msg "$func: $(( $(date +%s) - start ))s"
+	case $rc in
+	0)	ktap_test_pass "$desc" ;;
+	4)	ktap_test_skip "$desc" "$(cat /tmp/skip_reason 2>/dev/null)" ;;
+	*)	ktap_test_fail "$desc" ;;
+	esac
+	cleanup_case
+done 3< "$CASES"
+
+ktap_finished

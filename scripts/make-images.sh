@@ -1,0 +1,60 @@
+#!/bin/sh
+# Make the filesystem images the guest tests fill, and record what the
+# guest must see for each: its type, its UUID (as blkid reports it on the
+# host) and the disk serial QEMU gives it.
+#
+# usage: make-images.sh OUTDIR
+#
+# Images are sparse and made fresh on every run, so every boot starts
+# from empty filesystems.  OUTDIR/images.env is sourced by the guest and
+# OUTDIR/drives lists "serial file" pairs for the QEMU runner.
+set -eu
+
+out=$1
+mkdir -p "$out"
+rm -f "$out"/*.img "$out/images.env" "$out/drives"
+
+# name fstype size mkfs-options
+IMAGES="
+ext2      ext2   64M  -N 4096
+ext3      ext3   64M  -N 4096
+ext4      ext4   64M  -N 4096
+xfs       xfs    64M
+btrfs     btrfs 128M
+ext2i     ext2   16M  -N 32
+ext3i     ext3   16M  -N 32
+ext4i     ext4   16M  -N 32
+xfsi      xfs    64M  -i maxpct=1
+"
+
+mk() {
+	name=$1 type=$2 size=$3
+	shift 3
+	img=$out/$name.img
+	truncate -s "$size" "$img"
+	case $type in
+	ext*)	mkfs."$type" -q -F -L "$name" "$@" "$img" ;;
+	# mkfs.xfs refuses filesystems under 300 MB unless it believes it is
+	# run by fstests, which tests small XFS filesystems the same way.
+	xfs)	TEST_DIR=1 TEST_DEV=1 QA_CHECK_FS=1 \
+		mkfs.xfs -q -f -L "$name" "$@" "$img" ;;
+	btrfs)	mkfs.btrfs -q -f -L "$name" "$@" "$img" >/dev/null ;;
+	esac
+	uuid=$(blkid -p -o value -s UUID "$img")
+	found=$(blkid -p -o value -s TYPE "$img")
+	if [ "$found" != "$type" ]; then
+		echo "make-images: $img: blkid says '$found', not '$type'" >&2
+		exit 1
+	fi
+	echo "IMG_${name}_FSTYPE=$type" >> "$out/images.env"
+	echo "IMG_${name}_UUID=$uuid" >> "$out/images.env"
+	echo "$name $img" >> "$out/drives"
+}
+
+echo "$IMAGES" | while read -r name type size opts; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086
+	mk "$name" "$type" "$size" $opts
+done
+echo "IMAGES=\"$(awk '{ printf "%s%s", sep, $1; sep = " " }' "$out/drives")\"" \
+	>> "$out/images.env"
