@@ -12,8 +12,9 @@ PATH=/usr/bin:$PATH
 bad=0 n=0
 for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patches/series" | awk '{ print $1 }'); do
 	n=$((n + 1))
+	# On stdin: checkpatch checks a file that git tracks as source code.
 	if out=$("$tree/scripts/checkpatch.pl" --strict --quiet --root="$tree" \
-			"$patches/$p" 2>&1); then
+			- < "$patches/$p" 2>&1); then
 		echo "  CHECKPATCH $p: clean"
 	else
 		echo "$out"
