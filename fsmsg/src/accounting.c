@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * How much newer than anything known a warning must be for a lower count
- * to mean "mounted again". The margin absorbs a message that was queued
- * before the dump but stamped a little after the counter's LAST (clock
- * reads on two CPUs); a remount takes far longer than this.
- */
-#define REMOUNT_MARGIN_NS 100000000ULL
-
 struct entry {
 	struct fsm_key key;
 	bool used;
@@ -148,12 +140,18 @@ bool fsm_acct_get(const struct fsm_acct *a, const struct fsm_key *k,
 	return e != NULL;
 }
 
-/* Warnings between @from and @count that no message accounted for. */
-static bool newer(uint64_t ts, const struct entry *e)
+bool fsm_remounted(uint64_t ts_ns, uint64_t known_ns)
 {
-	return ts && e->ts && ts > e->ts && ts - e->ts > REMOUNT_MARGIN_NS;
+	return ts_ns && known_ns && ts_ns > known_ns &&
+	       ts_ns - known_ns > FSM_REMOUNT_MARGIN_NS;
 }
 
+static bool newer(uint64_t ts, const struct entry *e)
+{
+	return fsm_remounted(ts, e->ts);
+}
+
+/* Warnings between @from and @count that no message accounted for. */
 static uint64_t gap(uint64_t from, uint64_t suppressed, uint64_t count)
 {
 	uint64_t expected = from;

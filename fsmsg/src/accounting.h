@@ -26,6 +26,17 @@ struct fsm_acct;
 
 #define FSM_ACCT_DEFAULT_MAX_KEYS 65536
 
+/*
+ * How much newer than anything known a warning must be for a lower count
+ * to mean "mounted again". The margin absorbs a message that was queued
+ * before a dump but stamped a little after the counter's LAST (clock reads
+ * on two CPUs); a remount takes far longer than this.
+ */
+#define FSM_REMOUNT_MARGIN_NS 100000000ULL
+
+/* @ts_ns is clearly newer than @known_ns: both known, beyond the margin. */
+bool fsm_remounted(uint64_t ts_ns, uint64_t known_ns);
+
 struct fsm_acct *fsm_acct_new(size_t max_keys);
 void fsm_acct_free(struct fsm_acct *a);
 size_t fsm_acct_size(const struct fsm_acct *a);

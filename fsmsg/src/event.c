@@ -41,6 +41,7 @@ static const struct nla_policy counter_policy[FS_MSG_A_COUNTER_MAX + 1] = {
 	[FS_MSG_A_COUNTER_COUNT]	= { .type = NLA_U64, .maxlen = 8 },
 	[FS_MSG_A_COUNTER_LAST]		= { .type = NLA_U64, .maxlen = 8 },
 	[FS_MSG_A_COUNTER_PAD]		= { .type = NLA_UNSPEC },
+	[FS_MSG_A_COUNTER_SUPPRESSED]	= { .type = NLA_U64, .maxlen = 8 },
 };
 
 static const char *const attr_names[FS_MSG_A_MAX + 1] = {
@@ -65,6 +66,7 @@ static const char *const counter_names[FS_MSG_A_COUNTER_MAX + 1] = {
 	[FS_MSG_A_COUNTER_COUNT] = "COUNTER_COUNT",
 	[FS_MSG_A_COUNTER_LAST] = "COUNTER_LAST",
 	[FS_MSG_A_COUNTER_PAD] = "COUNTER_PAD",
+	[FS_MSG_A_COUNTER_SUPPRESSED] = "COUNTER_SUPPRESSED",
 };
 
 /* A set of attributes: the policy to apply and a name per type. */
@@ -345,6 +347,8 @@ static int parse_counter(const struct attr *nest, struct fsm_fs *fs,
 	c.count = get_u64(&tb[FS_MSG_A_COUNTER_COUNT]);
 	if (tb[FS_MSG_A_COUNTER_LAST].present)
 		c.last_ns = get_u64(&tb[FS_MSG_A_COUNTER_LAST]);
+	if (tb[FS_MSG_A_COUNTER_SUPPRESSED].present)
+		c.suppressed = get_u64(&tb[FS_MSG_A_COUNTER_SUPPRESSED]);
 
 	/* A repeated type replaces the earlier one, as tb[] would. */
 	for (i = 0; i < fs->ncounters; i++)

@@ -59,8 +59,9 @@ struct fsm_event {
 
 struct fsm_counter {
 	uint32_t warning;
-	uint64_t count;
+	uint64_t count;		/* cumulative since mount */
 	uint64_t last_ns;	/* 0: never */
+	uint64_t suppressed;	/* held back since the last message (0: absent) */
 };
 
 /* One FS_MSG_CMD_FS_GET dump reply: a filesystem and its counters. */

@@ -76,23 +76,33 @@ int fsm_buf_puts(struct fsm_buf *b, const char *s)
 	return fsm_buf_append(b, s, strlen(s));
 }
 
-int fsm_buf_printf(struct fsm_buf *b, const char *fmt, ...)
+int fsm_buf_vprintf(struct fsm_buf *b, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
 	if (n < 0 || reserve(b, (size_t)n) < 0) {
+		va_end(again);
 		b->oom = true;
 		return -1;
 	}
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+	va_end(again);
 	b->len += (size_t)n;
 	return 0;
+}
+
+int fsm_buf_printf(struct fsm_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = fsm_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 const char *fsm_buf_str(const struct fsm_buf *b)
@@ -137,8 +147,7 @@ int fsm_format_warning_name(struct fsm_buf *b, uint32_t warning)
 	return fsm_buf_printf(b, "unknown-%u", warning);
 }
 
-/* Length of the well-formed UTF-8 sequence at @s, 0 if it is not one. */
-static size_t utf8_seq(const unsigned char *s)
+size_t fsm_utf8_seq(const unsigned char *s)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 
@@ -177,7 +186,7 @@ int fsm_json_string(struct fsm_buf *b, const char *str)
 		return fsm_buf_puts(b, "null");
 	fsm_buf_append(b, "\"", 1);
 	while (*s) {
-		size_t n = utf8_seq(s);
+		size_t n = fsm_utf8_seq(s);
 
 		if (*s == '"' || *s == '\\') {
 			fsm_buf_append(b, "\\", 1);
@@ -336,16 +345,25 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	return done(b);
 }
 
-/* fsmsg: missed 12 meta-enospc warnings on ext4 vdb (254:16) */
-int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m)
+/* missed 12 meta-enospc warnings on ext4 vdb (254:16) */
+int fsm_format_missed_words(struct fsm_buf *b, const struct fsm_missed *m)
 {
-	fsm_buf_printf(b, "fsmsg: missed %llu ", (unsigned long long)m->missed);
+	fsm_buf_printf(b, "missed %llu ", (unsigned long long)m->missed);
 	fsm_format_warning_name(b, m->warning);
 	fsm_buf_puts(b, " warnings on ");
 	fsm_text_string(b, m->fstype);
 	fsm_buf_puts(b, " ");
 	fsm_text_string(b, m->device);
-	fsm_buf_printf(b, " (%u:%u)\n", m->major, m->minor);
+	fsm_buf_printf(b, " (%u:%u)", m->major, m->minor);
+	return done(b);
+}
+
+/* fsmsg: missed 12 meta-enospc warnings on ext4 vdb (254:16) */
+int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m)
+{
+	fsm_buf_puts(b, "fsmsg: ");
+	fsm_format_missed_words(b, m);
+	fsm_buf_puts(b, "\n");
 	return done(b);
 }
 
@@ -386,9 +404,10 @@ int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 
 		fsm_buf_puts(b, i ? ",\"" : "\"");
 		fsm_format_warning_name(b, cols[i]);
-		fsm_buf_printf(b, "\":{\"count\":%llu,\"last_ns\":%llu}",
+		fsm_buf_printf(b, "\":{\"count\":%llu,\"last_ns\":%llu,\"suppressed\":%llu}",
 			       (unsigned long long)(c ? c->count : 0),
-			       (unsigned long long)(c ? c->last_ns : 0));
+			       (unsigned long long)(c ? c->last_ns : 0),
+			       (unsigned long long)(c ? c->suppressed : 0));
 	}
 	fsm_buf_puts(b, "}}\n");
 	return done(b);

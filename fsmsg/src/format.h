@@ -6,6 +6,7 @@
 #ifndef FSMSG_FORMAT_H
 #define FSMSG_FORMAT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,8 @@ int fsm_buf_append(struct fsm_buf *b, const void *p, size_t n);
 int fsm_buf_puts(struct fsm_buf *b, const char *s);
 int fsm_buf_printf(struct fsm_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int fsm_buf_vprintf(struct fsm_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* The contents as a string ("" when empty). */
 const char *fsm_buf_str(const struct fsm_buf *b);
 
@@ -49,6 +52,12 @@ int fsm_json_string(struct fsm_buf *b, const char *s);	/* NULL: null */
 int fsm_text_string(struct fsm_buf *b, const char *s);	/* NULL: - */
 
 /*
+ * Length of the well-formed UTF-8 sequence at @s (NUL-terminated), 0 if
+ * it is not one. Never reads past a NUL.
+ */
+size_t fsm_utf8_seq(const unsigned char *s);
+
+/*
  * One line each, '\n' included. @recv_ns stands in for an absent
  * TIMESTAMP; @now_ns is the time of a missed report.
  */
@@ -57,6 +66,8 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 			  uint64_t recv_ns);
 int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m);
+/* The same without "fsmsg: " and the newline, for syslog and the journal. */
+int fsm_format_missed_words(struct fsm_buf *b, const struct fsm_missed *m);
 int fsm_format_missed_json(struct fsm_buf *b, const struct fsm_missed *m,
 			   uint64_t now_ns);
 

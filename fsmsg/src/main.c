@@ -19,6 +19,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,11 +31,30 @@
 
 #include "monitor.h"
 
+#ifndef FSMSG_WITH_SYSTEMD
+#define FSMSG_WITH_SYSTEMD 0
+#endif
+#if FSMSG_WITH_SYSTEMD
+/* CODE_FILE/LINE/FUNC would always name the sink: leave them out. */
+#define SD_JOURNAL_SUPPRESS_LOCATION
+#include <systemd/sd-journal.h>
+#endif
+
 #ifndef FSMSG_VERSION
 #define FSMSG_VERSION "1.0.0"
 #endif
 
 #define MOUNTINFO "/proc/self/mountinfo"
+#define RATELIMIT_SYSCTL "/proc/sys/fs/fs_msg/ratelimit_interval_ms"
+
+#define NSEC 1000000000ULL
+/* The metrics file: rewritten at most once a second when something
+ * changed; after a failed write, not before ten seconds; refreshed from
+ * the kernel's counters and rewritten every minute whatever happened,
+ * so that its age tells whether fsmsg runs. */
+#define METRICS_MIN_INTERVAL_NS	(1 * NSEC)
+#define METRICS_RETRY_NS	(10 * NSEC)
+#define METRICS_PERIOD_NS	(60 * NSEC)
 
 /* Room for a burst: each queued skb costs ~1 KiB of receive buffer. */
 #define RCVBUF_BYTES (4 << 20)
@@ -49,16 +69,24 @@ enum {
 	EXIT_TIMEOUT = 3,
 };
 
+/* Long options without a short one. */
+enum {
+	OPT_JOURNAL = 0x100,
+	OPT_TEXTFILE,
+};
+
 struct options {
 	bool foreground;
 	bool json;
 	bool list;
 	bool syslog;
+	bool journal;
 	bool quiet;
 	uint64_t count;		/* 0: unlimited */
 	bool has_timeout;
 	struct timespec timeout;
 	char *pidfile;		/* absolute, malloc()ed */
+	char *textfile;		/* --prometheus-textfile, absolute, malloc()ed */
 	struct fsm_filter filter;
 };
 
@@ -75,6 +103,24 @@ struct app {
 	bool pidfile_written;
 	struct fsm_fs_list *rows;	/* dump in progress */
 	bool rows_oom;
+	bool activity;		/* messages arrived since the loop last looked */
+
+	/* --prometheus-textfile; times are CLOCK_MONOTONIC ns. */
+	struct fsm_metrics metrics;
+	struct fsm_buf prom;	/* the file's contents */
+	int tickfd;		/* when to refresh or rewrite */
+	uint64_t next_write;	/* no rewrite before */
+	uint64_t settle_at;	/* refresh then, 0: not planned */
+	uint64_t periodic_at;	/* next periodic refresh and rewrite */
+	uint64_t settle_ns;	/* from the last message to the refresh */
+	bool heartbeat_due;	/* rewrite even if nothing changed */
+	const char *werr_stage;	/* the write error last reported */
+	int werr_errno;
+	int rerr;		/* the refresh error last reported */
+
+	/* --journal */
+	int journal_errno;	/* the error last reported, 0: none */
+	unsigned long journal_failures;
 };
 
 static const char no_family[] =
@@ -100,12 +146,21 @@ static void usage(FILE *fp)
 "  -t, --timeout SECONDS    exit SECONDS after listening (decimals allowed)\n"
 "  -p, --pidfile PATH       write the process id to PATH, remove it on exit\n"
 "  -s, --syslog             also log events to syslog in the foreground\n"
+"      --journal            log to the systemd journal, with a field per\n"
+"                           attribute, instead of syslog\n"
+#if !FSMSG_WITH_SYSTEMD
+"                           (not available: built without journal support)\n"
+#endif
+"      --prometheus-textfile PATH\n"
+"                           keep metrics in PATH for node_exporter's textfile\n"
+"                           collector: warnings per filesystem and type\n"
 "  -q, --quiet              do not print the \"fsmsg: listening\" line\n"
 "  -h, --help               show this help and exit\n"
 "  -V, --version            show the version and exit\n"
 "\n"
-"Without -F, fsmsg detaches and logs to syslog (facility daemon). Filters of\n"
-"different kinds must all match; repeated filters of one kind match any value.\n"
+"Without -F, fsmsg detaches and logs to syslog (facility daemon), or to the\n"
+"journal with --journal. Filters of different kinds must all match; repeated\n"
+"filters of one kind match any value; they apply to the metrics too.\n"
 "Joining the events group and --list need CAP_SYS_ADMIN.\n"
 "\n"
 "Exit status:\n"
@@ -139,7 +194,15 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
 }
 
 static int parse_count(const char *s, uint64_t *v)
@@ -205,6 +268,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "pidfile", required_argument, NULL, 'p' },
 		{ "syslog", no_argument, NULL, 's' },
+		{ "journal", no_argument, NULL, OPT_JOURNAL },
+		{ "prometheus-textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -270,6 +335,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 's':
 			o->syslog = true;
 			break;
+		case OPT_JOURNAL:
+			if (!FSMSG_WITH_SYSTEMD)
+				usage_error("--journal: this fsmsg was built without systemd journal support (libsystemd)");
+			o->journal = true;
+			break;
+		case OPT_TEXTFILE:
+			if (!*optarg)
+				usage_error("invalid --prometheus-textfile ''");
+			free(o->textfile);
+			if (!(o->textfile = absolute(optarg)))
+				oom();
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -288,9 +365,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->syslog && o->journal)
+		usage_error("--syslog and --journal do not go together: the journal passes its entries on to syslog itself");
 }
 
-/* Errors before the daemon detaches go to the terminal; after, to syslog. */
+/* Errors before the daemon detaches go to the terminal; after, to syslog
+ * or the journal. */
 static void say(struct app *app, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -311,11 +391,43 @@ static void syslog_line(void *arg, int prio, const char *line)
 	syslog(prio, "%s", line);
 }
 
+#if FSMSG_WITH_SYSTEMD
+static void journal_sink(void *arg, const struct fsm_fields *entry)
+{
+	struct app *app = arg;
+	struct iovec iov[FSM_FIELDS_MAX];
+	size_t n = fsm_fields_iovec(entry, iov);
+	int r;
+
+	if (!n)
+		return;
+	r = sd_journal_sendv(iov, (int)n);
+	if (r >= 0) {
+		app->journal_errno = 0;
+		return;
+	}
+	app->journal_failures++;
+	if (-r == app->journal_errno)
+		return;		/* said already */
+	app->journal_errno = -r;
+	/* Not through the monitor, which would come back here. */
+	if (app->mon.err) {
+		fprintf(app->mon.err, "fsmsg: cannot log to the systemd journal: %s\n",
+			strerror(-r));
+		fflush(app->mon.err);
+	} else {
+		syslog(LOG_ERR, "cannot log to the systemd journal: %s",
+		       strerror(-r));
+	}
+}
+#endif
+
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct app *app = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 
+	app->activity = true;
 	if (fsm_monitor_message(&app->mon, nlh, nlh->nlmsg_len, now_ns()) < 0) {
 		app->fatal = true;
 		return NL_STOP;
@@ -530,16 +642,21 @@ static int write_pidfile(struct app *app)
 	return 0;
 }
 
-static void listening(struct app *app)
+/* Logging "listening" is also the test that the journal takes entries. */
+static int listening(struct app *app)
 {
+	unsigned long failures = app->journal_failures;
+
+	fsm_monitor_log(&app->mon, LOG_INFO, "listening: %s/%s",
+			FS_MSG_FAMILY_NAME, FS_MSG_MCGRP_EVENTS);
+	if (app->journal_failures != failures)
+		return -1;	/* the sink said why */
 	if (!app->opt.quiet) {
 		fprintf(stderr, "fsmsg: listening: %s/%s\n", FS_MSG_FAMILY_NAME,
 			FS_MSG_MCGRP_EVENTS);
 		fflush(stderr);
 	}
-	if (app->mon.log)
-		syslog(LOG_INFO, "listening: %s/%s", FS_MSG_FAMILY_NAME,
-		       FS_MSG_MCGRP_EVENTS);
+	return 0;
 }
 
 /*
@@ -574,7 +691,11 @@ static void daemonize(struct app *app)
 	}
 	if (app->opt.pidfile && write_pidfile(app) < 0)
 		exit(EXIT_RUNTIME);	/* the parent sees EOF and fails */
-	listening(app);
+	if (listening(app) < 0) {
+		if (app->opt.pidfile)
+			unlink(app->opt.pidfile);
+		exit(EXIT_RUNTIME);
+	}
 
 	/* From here on, only syslog. */
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -647,6 +768,140 @@ static int receive(struct app *app)
 	return 0;
 }
 
+/*
+ * How long after the last message the kernel may still hold back warnings
+ * it will only report with the next one: its rate limit interval (at least
+ * a second), plus a second. Capped by the periodic refresh anyway.
+ */
+static uint64_t settle_ns(void)
+{
+	unsigned long long ms = 1000;
+	FILE *fp = fopen(RATELIMIT_SYSCTL, "re");
+
+	if (fp) {
+		if (fscanf(fp, "%llu", &ms) != 1 || ms < 1000)
+			ms = 1000;
+		fclose(fp);
+	}
+	if (ms > METRICS_PERIOD_NS / 1000000)
+		ms = METRICS_PERIOD_NS / 1000000;
+	return ms * 1000000ULL + NSEC;
+}
+
+/* Rewrite the metrics file now. A failure is said once per distinct
+ * error, and retried later; fsmsg goes on. */
+static void write_metrics(struct app *app)
+{
+	const char *stage = "cannot render the metrics";
+	uint64_t t = mono_ns();
+	int e = ENOMEM;
+
+	fsm_buf_reset(&app->prom);
+	if (fsm_metrics_render(&app->metrics, &app->prom) == 0) {
+		if (fsm_write_atomic(app->opt.textfile, fsm_buf_str(&app->prom),
+				     app->prom.len, &stage) == 0) {
+			if (app->werr_stage)
+				say(app, LOG_INFO, "metrics file %s: written again",
+				    app->opt.textfile);
+			app->werr_stage = NULL;
+			app->werr_errno = 0;
+			app->metrics.changed = false;
+			app->heartbeat_due = false;
+			app->next_write = t + METRICS_MIN_INTERVAL_NS;
+			return;
+		}
+		e = errno;
+	}
+	if (stage != app->werr_stage || e != app->werr_errno)
+		say(app, LOG_ERR, "metrics file %s: %s: %s", app->opt.textfile,
+		    stage, strerror(e));
+	app->werr_stage = stage;
+	app->werr_errno = e;
+	app->next_write = t + METRICS_RETRY_NS;
+}
+
+/* Re-read the kernel's counters into the metrics (not the accounting). */
+static void refresh(struct app *app)
+{
+	struct fsm_fs_list rows = { 0 };
+	int err = dump(app, &rows);
+
+	if (err < 0) {
+		if (err != app->rerr)
+			say(app, LOG_WARNING, "cannot re-read the kernel's counters for the metrics file: %s",
+			    nl_geterror(err));
+		app->rerr = err;
+	} else {
+		app->rerr = 0;
+		fsm_monitor_refresh(&app->mon, &rows);
+	}
+	fsm_fs_list_free(&rows);
+	app->settle_ns = settle_ns();
+}
+
+/* The metrics timer fired (or the loop looks anyway). */
+static void tick(struct app *app)
+{
+	uint64_t expirations, t = mono_ns();
+	bool periodic = t >= app->periodic_at;
+
+	if (read(app->tickfd, &expirations, sizeof(expirations)) < 0) {
+		/* EAGAIN: nothing pending, which is fine. */
+	}
+	if (periodic || (app->settle_at && t >= app->settle_at)) {
+		app->settle_at = 0;
+		if (periodic) {
+			app->periodic_at = t + METRICS_PERIOD_NS;
+			app->heartbeat_due = true;
+		}
+		refresh(app);
+	}
+	if ((app->metrics.changed || app->heartbeat_due) && t >= app->next_write)
+		write_metrics(app);
+}
+
+/* Set the metrics timer to the next thing to do. */
+static void arm(struct app *app)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	uint64_t next = app->periodic_at;
+
+	if (app->activity) {
+		app->activity = false;
+		app->settle_at = mono_ns() + app->settle_ns;
+	}
+	if (app->settle_at && app->settle_at < next)
+		next = app->settle_at;
+	if ((app->metrics.changed || app->heartbeat_due) && app->next_write < next)
+		next = app->next_write;
+	if (!next)
+		next = 1;	/* 0 would disarm it; 1 ns is long past */
+	its.it_value.tv_sec = (time_t)(next / NSEC);
+	its.it_value.tv_nsec = (long)(next % NSEC);
+	if (timerfd_settime(app->tickfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		say(app, LOG_ERR, "cannot set the metrics timer: %s", strerror(errno));
+}
+
+/* --prometheus-textfile at start: check the folder, clear leftovers. */
+static int metrics_start(struct app *app)
+{
+	const char *path = app->opt.textfile;
+	size_t len = strlen(path);
+	struct fsm_error err;
+
+	if (fsm_textfile_check(path, &err) < 0) {
+		say(app, LOG_ERR, "%s", err.msg);
+		return -1;
+	}
+	if (len < 5 || strcmp(path + len - 5, ".prom"))
+		say(app, LOG_WARNING, "metrics file %s: node_exporter's textfile collector only reads files whose name ends in .prom",
+		    path);
+	fsm_textfile_cleanup(path);
+	app->mon.metrics = &app->metrics;
+	app->settle_ns = settle_ns();
+	return 0;
+}
+
 static bool stop(const struct app *app)
 {
 	return app->fatal || app->mon.done;
@@ -685,13 +940,21 @@ out:
 
 static int run(struct app *app)
 {
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	nfds_t n = 2;
+	int ti = -1, ki = -1;	/* --timeout timer, metrics timer */
 
 	pfd[0] = (struct pollfd){ .fd = app->sigfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = nl_socket_get_fd(app->ev), .events = POLLIN };
-	if (app->timerfd >= 0)
+	if (app->timerfd >= 0) {
+		ti = (int)n;
 		pfd[n++] = (struct pollfd){ .fd = app->timerfd, .events = POLLIN };
+	}
+	if (app->tickfd >= 0) {
+		ki = (int)n;
+		pfd[n++] = (struct pollfd){ .fd = app->tickfd, .events = POLLIN };
+		arm(app);
+	}
 
 	while (!stop(app)) {
 		int ret = poll(pfd, n, app->overrun ? 0 : -1);
@@ -705,13 +968,12 @@ static int run(struct app *app)
 		if (pfd[0].revents) {
 			struct signalfd_siginfo si;
 
-			if (read(app->sigfd, &si, sizeof(si)) == sizeof(si) &&
-			    app->mon.log)
-				syslog(LOG_INFO, "exiting on %s",
-				       si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+			if (read(app->sigfd, &si, sizeof(si)) == sizeof(si))
+				fsm_monitor_log(&app->mon, LOG_INFO, "exiting on %s",
+						si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
 			return EXIT_OK;
 		}
-		if (n > 2 && pfd[2].revents)
+		if (ti >= 0 && pfd[ti].revents)
 			return app->opt.count ? EXIT_TIMEOUT : EXIT_OK;
 		if (pfd[1].revents) {
 			for (int i = 0; i < BATCH && !stop(app) && !app->overrun; i++) {
@@ -722,6 +984,11 @@ static int run(struct app *app)
 		}
 		if (app->overrun && !stop(app))
 			resync(app);
+		if (ki >= 0 && !stop(app)) {
+			if (pfd[ki].revents)
+				tick(app);
+			arm(app);
+		}
 	}
 	if (app->fatal) {
 		if (app->mon.write_errno)
@@ -734,10 +1001,13 @@ static int run(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .sigfd = -1, .timerfd = -1 };
+	struct app app = { .sigfd = -1, .timerfd = -1, .tickfd = -1 };
+	bool ran = false;
 	int ret;
 
 	fsm_filter_init(&app.opt.filter);
+	fsm_metrics_init(&app.metrics, now_ns(), FSM_METRICS_DEFAULT_MAX_SERIES);
+	fsm_buf_init(&app.prom);
 	parse_options(argc, argv, &app.opt);
 
 	app.mon.json = app.opt.json;
@@ -754,7 +1024,13 @@ int main(int argc, char **argv)
 	}
 	/* Before anything can fail, so that a service's failure is logged
 	 * where its events go. */
-	if (app.opt.syslog || !app.opt.foreground) {
+#if FSMSG_WITH_SYSTEMD
+	if (app.opt.journal) {
+		app.mon.sink = journal_sink;
+		app.mon.sink_arg = &app;
+	}
+#endif
+	if (!app.opt.journal && (app.opt.syslog || !app.opt.foreground)) {
 		openlog("fsmsg", LOG_PID, LOG_DAEMON);
 		app.mon.log = syslog_line;
 	}
@@ -766,9 +1042,26 @@ int main(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	if (app.opt.textfile && metrics_start(&app) < 0) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	/* Everything that can fail does so here, on the terminal. */
 	subscribe(&app);
 	seed(&app);
+	if (app.opt.textfile) {
+		app.tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (app.tickfd < 0) {
+			say(&app, LOG_ERR, "cannot set up the metrics timer: %s",
+			    strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		/* A full disk must not keep fsmsg from reporting it: a
+		 * failed write is said, and retried. */
+		write_metrics(&app);
+		app.periodic_at = mono_ns() + METRICS_PERIOD_NS;
+	}
 
 	if (!app.opt.foreground) {
 		daemonize(&app);
@@ -777,7 +1070,10 @@ int main(int argc, char **argv)
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
-		listening(&app);
+		if (listening(&app) < 0) {
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
 	}
 
 	if (app.opt.has_timeout) {
@@ -789,8 +1085,14 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	ran = true;
 	ret = run(&app);
 out:
+	/* The file says what the kernel counted when fsmsg stopped. */
+	if (ran && app.opt.textfile) {
+		refresh(&app);
+		write_metrics(&app);
+	}
 	if (app.pidfile_written && app.opt.pidfile)
 		unlink(app.opt.pidfile);
 	if (app.ev)
@@ -801,10 +1103,15 @@ out:
 		close(app.sigfd);
 	if (app.timerfd >= 0)
 		close(app.timerfd);
+	if (app.tickfd >= 0)
+		close(app.tickfd);
 	if (app.mon.log)
 		closelog();
 	fsm_monitor_fini(&app.mon);
+	fsm_metrics_free(&app.metrics);
+	fsm_buf_free(&app.prom);
 	fsm_filter_free(&app.opt.filter);
 	free(app.opt.pidfile);
+	free(app.opt.textfile);
 	return ret;
 }

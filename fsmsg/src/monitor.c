@@ -49,8 +49,9 @@ int fsm_fs_list_add(struct fsm_fs_list *l, const void *buf, size_t len,
 int fsm_monitor_init(struct fsm_monitor *m)
 {
 	fsm_buf_init(&m->buf);
+	fsm_fields_init(&m->fields);
 	m->events = m->invalid = m->missed = m->overruns = 0;
-	m->done = m->acct_full_reported = false;
+	m->done = m->acct_full_reported = m->metrics_full_reported = false;
 	m->write_errno = 0;
 	m->acct = fsm_acct_new(FSM_ACCT_DEFAULT_MAX_KEYS);
 	return m->acct ? 0 : -1;
@@ -61,6 +62,7 @@ void fsm_monitor_fini(struct fsm_monitor *m)
 	fsm_acct_free(m->acct);
 	m->acct = NULL;
 	fsm_buf_free(&m->buf);
+	fsm_fields_free(&m->fields);
 }
 
 int fsm_warning_priority(uint32_t warning)
@@ -70,19 +72,27 @@ int fsm_warning_priority(uint32_t warning)
 	return warning == FS_MSG_WARN_META_ENOSPC ? LOG_ERR : LOG_WARNING;
 }
 
-static void vreport(struct fsm_monitor *m, int prio, const char *fmt,
-		    va_list ap)
+/* A line to syslog and to the journal, whichever are set. */
+static void log_text(struct fsm_monitor *m, int prio, const char *line)
+{
+	if (m->log)
+		m->log(m->log_arg, prio, line);
+	if (m->sink && fsm_journal_text(&m->fields, prio, line) == 0)
+		m->sink(m->sink_arg, &m->fields);
+}
+
+static void vreport(struct fsm_monitor *m, int prio, bool terminal,
+		    const char *fmt, va_list ap)
 {
 	char line[512];
 
 	/* Diagnostics are short; a cut one is still a diagnostic. */
 	vsnprintf(line, sizeof(line), fmt, ap);
-	if (m->err) {
+	if (terminal && m->err) {
 		fprintf(m->err, PREFIX "%s\n", line);
 		fflush(m->err);
 	}
-	if (m->log)
-		m->log(m->log_arg, prio, line);
+	log_text(m, prio, line);
 }
 
 void fsm_monitor_report(struct fsm_monitor *m, int prio, const char *fmt, ...)
@@ -90,8 +100,66 @@ void fsm_monitor_report(struct fsm_monitor *m, int prio, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport(m, prio, fmt, ap);
+	vreport(m, prio, true, fmt, ap);
 	va_end(ap);
+}
+
+void fsm_monitor_log(struct fsm_monitor *m, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(m, prio, false, fmt, ap);
+	va_end(ap);
+}
+
+static void metrics_full(struct fsm_monitor *m)
+{
+	if (m->metrics_full_reported)
+		return;
+	m->metrics_full_reported = true;
+	if (m->metrics->n >= m->metrics->max)
+		fsm_monitor_report(m, LOG_WARNING,
+				   "the metrics file holds %zu series already: further filesystems and warning types are left out of it",
+				   m->metrics->n);
+	else
+		fsm_monitor_report(m, LOG_ERR,
+				   "out of memory: a series is missing from the metrics file");
+}
+
+static void observe(struct fsm_monitor *m, const struct fsm_labels *l,
+		    uint64_t count, uint64_t ts_ns)
+{
+	if (m->metrics && fsm_metrics_observe(m->metrics, l, count, ts_ns) < 0)
+		metrics_full(m);
+}
+
+/* Every counter of the dump rows that passes the filters, to the metrics. */
+static void observe_rows(struct fsm_monitor *m, const struct fsm_fs_list *l)
+{
+	if (!m->metrics)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct fsm_fs *fs = &l->v[i];
+		struct fsm_labels lab = {
+			.major = fs->major, .minor = fs->minor,
+			.fstype = fs->fstype, .device = fs->device,
+			.has_uuid = fs->has_uuid,
+		};
+
+		if (!fsm_filter_fs(m->filter, fs->major, fs->minor, fs->fstype,
+				   fs->has_uuid ? fs->uuid : NULL))
+			continue;
+		memcpy(lab.uuid, fs->uuid, sizeof(lab.uuid));
+		for (size_t j = 0; j < fs->ncounters; j++) {
+			const struct fsm_counter *c = &fs->counters[j];
+
+			if (!fsm_filter_warning(m->filter, c->warning))
+				continue;
+			lab.warning = c->warning;
+			observe(m, &lab, c->count, c->last_ns);
+		}
+	}
 }
 
 /* Write the line in m->buf to the output; flushed per line for pipes. */
@@ -132,6 +200,10 @@ static int report_missed(struct fsm_monitor *m, const struct fsm_missed *ms,
 			   ms->has_uuid ? ms->uuid : NULL))
 		return 0;
 	m->missed += ms->missed;
+	if (m->metrics) {
+		m->metrics->missed += ms->missed;
+		m->metrics->changed = true;
+	}
 	/* JSON: on stdout too, and syslog gets what stdout gets. */
 	if (m->json) {
 		fsm_buf_reset(&m->buf);
@@ -147,6 +219,8 @@ static int report_missed(struct fsm_monitor *m, const struct fsm_missed *ms,
 	}
 	if (!m->json)
 		log_line(m, LOG_ERR, strlen(PREFIX));
+	if (m->sink && fsm_journal_missed(&m->fields, ms) == 0)
+		m->sink(m->sink_arg, &m->fields);
 	return ret;
 }
 
@@ -199,6 +273,16 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 
 	if (!fsm_filter_event(m->filter, &ev))
 		return 0;
+	if (m->metrics) {
+		struct fsm_labels lab = {
+			.major = ev.major, .minor = ev.minor,
+			.warning = ev.warning, .fstype = ev.fstype,
+			.device = ev.device, .has_uuid = ev.has_uuid,
+		};
+
+		memcpy(lab.uuid, ev.uuid, sizeof(lab.uuid));
+		observe(m, &lab, ev.count, ev.has_timestamp ? ev.timestamp_ns : 0);
+	}
 	fsm_buf_reset(&m->buf);
 	if (m->json)
 		fsm_format_event_json(&m->buf, &ev, now_ns);
@@ -207,6 +291,8 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 	if (emit(m) < 0)
 		return -1;
 	log_line(m, fsm_warning_priority(ev.warning), 0);
+	if (m->sink && fsm_journal_event(&m->fields, &ev, now_ns) == 0)
+		m->sink(m->sink_arg, &m->fields);
 	m->events++;
 	if (m->max_events && m->events >= m->max_events)
 		m->done = true;
@@ -226,11 +312,21 @@ void fsm_monitor_seed(struct fsm_monitor *m, const struct fsm_fs_list *l)
 				acct_full(m);
 		}
 	}
+	observe_rows(m, l);
+}
+
+void fsm_monitor_refresh(struct fsm_monitor *m, const struct fsm_fs_list *l)
+{
+	observe_rows(m, l);
 }
 
 void fsm_monitor_overrun(struct fsm_monitor *m)
 {
 	m->overruns++;
+	if (m->metrics) {
+		m->metrics->overruns++;
+		m->metrics->changed = true;
+	}
 	fsm_monitor_report(m, LOG_ERR,
 			   "overrun: events were dropped because the socket receive buffer was full; counting the missed warnings from the kernel's counters");
 }
@@ -265,6 +361,7 @@ int fsm_monitor_resync(struct fsm_monitor *m, const struct fsm_fs_list *l,
 				return -1;
 		}
 	}
+	observe_rows(m, l);
 	return 0;
 }
 

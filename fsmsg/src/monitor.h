@@ -16,9 +16,13 @@
 #include "event.h"
 #include "filter.h"
 #include "format.h"
+#include "journal.h"
+#include "metrics.h"
 
 /* Receives a finished line (no newline) for syslog; prio is a LOG_* value. */
 typedef void (*fsm_log_fn)(void *arg, int prio, const char *line);
+/* Receives a structured entry for the journal (see journal.h). */
+typedef void (*fsm_sink_fn)(void *arg, const struct fsm_fields *entry);
 
 struct fsm_monitor {
 	/* Set by the caller before fsm_monitor_init(). */
@@ -27,6 +31,10 @@ struct fsm_monitor {
 	FILE *err;		/* diagnostics; NULL: not written */
 	fsm_log_fn log;		/* NULL: no syslog */
 	void *log_arg;
+	fsm_sink_fn sink;	/* NULL: no journal */
+	void *sink_arg;
+	/* Series of the metrics file, owned by the caller; NULL: none. */
+	struct fsm_metrics *metrics;
 	const struct fsm_filter *filter;	/* required */
 	int family;		/* resolved family id, 0: any */
 	uint64_t max_events;	/* --count, 0: no limit */
@@ -40,6 +48,8 @@ struct fsm_monitor {
 	uint64_t overruns;
 	bool done;		/* --count reached */
 	bool acct_full_reported;
+	bool metrics_full_reported;
+	struct fsm_fields fields;	/* the journal entry being built */
 	int write_errno;	/* set when writing to @out failed */
 };
 
@@ -64,8 +74,11 @@ void fsm_monitor_fini(struct fsm_monitor *m);
 /* syslog priority of an event of this warning type. */
 int fsm_warning_priority(uint32_t warning);
 
-/* "fsmsg: <message>" on @err and <message> to syslog. */
+/* "fsmsg: <message>" on @err and <message> to syslog or the journal. */
 void fsm_monitor_report(struct fsm_monitor *m, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* <message> to syslog or the journal only (start and stop notices). */
+void fsm_monitor_log(struct fsm_monitor *m, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
@@ -76,8 +89,16 @@ void fsm_monitor_report(struct fsm_monitor *m, int prio, const char *fmt, ...)
 int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 			uint64_t now_ns);
 
-/* Seed the counts from the dump taken right after subscribing. */
+/* Seed the counts (and the metrics) from the dump taken right after
+ * subscribing. */
 void fsm_monitor_seed(struct fsm_monitor *m, const struct fsm_fs_list *l);
+
+/*
+ * A later dump for the metrics only: counts the kernel has that no message
+ * brought yet (warnings it holds back by rate limiting), filesystems
+ * mounted since. The accounting of missed warnings is left alone.
+ */
+void fsm_monitor_refresh(struct fsm_monitor *m, const struct fsm_fs_list *l);
 
 /* The socket overran: say so (the caller then dumps, drains, resyncs). */
 void fsm_monitor_overrun(struct fsm_monitor *m);

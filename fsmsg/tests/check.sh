@@ -6,16 +6,20 @@
 #   - unit tests under valgrind (one point)
 #   - fsmsg end to end against a fake generic netlink kernel (relayed)
 #   - CLI tests of fsmsg and fsmsg.static (relayed)
+#   - ../contrib/: Prometheus rules, systemd unit, journal catalog, rsyslog
+#     snippet, MESSAGE_IDs (relayed)
 #   - a short libFuzzer run over the parser (one point)
 #   - gcc -fanalyzer over every source (one point)
 # Ends with "# N passed, N failed"; exits non-zero on any failure.
 #
-# Environment (set by the Makefile): OUT, MAKE, VALGRIND, FUZZ_TIME.
+# Environment (set by the Makefile): OUT, MAKE, VALGRIND, FUZZ_TIME,
+# PROMTOOL.
 
 OUT=${OUT:?OUT not set}
 MAKE=${MAKE:-make}
 VALGRIND=${VALGRIND:-valgrind}
 FUZZ_TIME=${FUZZ_TIME:-10}
+PROMTOOL=${PROMTOOL:-promtool}
 LOG=$OUT/check
 mkdir -p "$LOG"
 
@@ -83,10 +87,18 @@ fi
 
 if [ -x "$OUT/libfakegenl.so" ]; then
 	relay "e2e" "$LOG/e2e.tap" sh tests/e2e.sh "$OUT/fsmsg" "$OUT/libfakegenl.so" \
-		"$VALGRIND"
+		"$VALGRIND" "$PROMTOOL"
 fi
 
 relay "cli" "$LOG/cli.tap" sh tests/cli.sh "$OUT/fsmsg" "$OUT/fsmsg.static"
+
+if [ -d ../contrib ]; then
+	relay "contrib" "$LOG/contrib.tap" sh tests/contrib.sh ../contrib \
+		"$(cd "$OUT" && pwd)/fsmsg" "$PROMTOOL"
+else
+	n=$((n + 1))
+	echo "ok $n - contrib # SKIP no ../contrib folder"
+fi
 
 if [ -x "$OUT/fuzz_parser" ]; then
 	mkdir -p "$OUT/fuzz-corpus"

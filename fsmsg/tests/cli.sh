@@ -113,6 +113,27 @@ expect "-d 8:x (neither MAJ:MIN nor a path) rejected" 1 \
 expect "unknown option rejected" 1 "unrecognized option '--bogus'" "$FSMSG" --bogus
 expect "missing option argument rejected" 1 "option requires an argument -- 'c'" "$FSMSG" -F -c
 expect "positional argument rejected" 1 "fsmsg: unexpected argument 'extra'" "$FSMSG" -F extra
+expect "--prometheus-textfile '' rejected" 1 "fsmsg: invalid --prometheus-textfile ''" \
+	"$FSMSG" -F --prometheus-textfile ''
+expect "--prometheus-textfile without a value rejected" 1 \
+	"option '--prometheus-textfile' requires an argument" "$FSMSG" -F --prometheus-textfile
+
+# --journal: in the help either way; with libsystemd, not with --syslog.
+run "$FSMSG" --help
+if [ "$rc" -eq 0 ] && grep -q -- '--journal  *log to the systemd journal' "$TMP/out" &&
+   grep -q -- '--prometheus-textfile PATH' "$TMP/out"; then
+	ok "--help: --journal and --prometheus-textfile"
+else
+	not_ok "--help: --journal and --prometheus-textfile"
+fi
+if grep -q 'not available: built without journal support' "$TMP/out"; then
+	expect "no journal support: --journal is a usage error" 1 \
+		"fsmsg: --journal: this fsmsg was built without systemd journal support (libsystemd)" \
+		"$FSMSG" -F --journal
+else
+	expect "--syslog with --journal rejected" 1 \
+		"fsmsg: --syslog and --journal do not go together" "$FSMSG" -F -s --journal
+fi
 
 # No FS_MSG family on this kernel: one sentence, exit 2, in every mode.
 if [ "$HAVE_FAMILY" = no ]; then
@@ -133,6 +154,17 @@ if [ "$HAVE_FAMILY" = no ]; then
 		not_ok "no pidfile left behind on failure"
 	expect "--timeout with decimals accepted" 2 "no FS_MSG family" "$FSMSG" -F -t 0.5
 	expect "--timeout .25 accepted" 2 "no FS_MSG family" "$FSMSG" -F -t .25
+	expect "metrics file in a missing folder: exit 2, before anything else" 2 \
+		"fsmsg: cannot write the metrics file $TMP/nope/m.prom: the folder $TMP/nope does not exist" \
+		"$FSMSG" -F --prometheus-textfile "$TMP/nope/m.prom"
+	mkdir -p "$TMP/prom"
+	expect "metrics file, no family: exit 2" 2 "$NOFAM" \
+		"$FSMSG" -F --prometheus-textfile "$TMP/prom/m.prom"
+	if [ -z "$(ls "$TMP/prom")" ]; then
+		ok "no metrics file written when fsmsg cannot listen"
+	else
+		not_ok "no metrics file written when fsmsg cannot listen"
+	fi
 else
 	skip "no-family tests" "this kernel has the FS_MSG family"
 fi
@@ -150,6 +182,20 @@ if [ -n "$STATIC" ]; then
 	run "$STATIC" --help
 	[ "$rc" -eq 0 ] && grep -q '^Usage: fsmsg' "$TMP/out" &&
 		ok "fsmsg.static --help" || not_ok "fsmsg.static --help"
+	if grep -q 'not available: built without journal support' "$TMP/out"; then
+		ok "fsmsg.static --help: says it has no journal support"
+	else
+		not_ok "fsmsg.static --help: says it has no journal support"
+	fi
+	expect "fsmsg.static --journal: usage error, exit 1" 1 \
+		"fsmsg: --journal: this fsmsg was built without systemd journal support (libsystemd)" \
+		"$STATIC" -F --journal
+	run readelf -d "$STATIC"
+	if ! grep -qi systemd "$TMP/out" && ! grep -q sd_journal_sendv "$STATIC"; then
+		ok "fsmsg.static: no libsystemd in it"
+	else
+		not_ok "fsmsg.static: no libsystemd in it"
+	fi
 	if [ "$HAVE_FAMILY" = no ]; then
 		expect "fsmsg.static: no family, exit 2" 2 "$NOFAM" "$STATIC" -F
 		# Nothing but the binary: no /etc, no /proc, no libraries.

@@ -5,13 +5,17 @@
 # (tests/fakegenl.c, LD_PRELOADed): subscription, seed dump, events in
 # both formats, filters, gaps, an overrun and its resync, --list, the
 # permission errors, --count/--timeout exit codes, signals, daemon mode
-# and the pidfile; a run under valgrind. TAP on stdout.
+# and the pidfile; the Prometheus metrics file (contents, promtool, equal
+# to the kernel's counters across an overrun and a restart, atomic and
+# bounded rewrites, errors) and the journal entries; a run under valgrind.
+# TAP on stdout.
 #
-# usage: e2e.sh FSMSG LIBFAKEGENL [VALGRIND]
+# usage: e2e.sh FSMSG LIBFAKEGENL [VALGRIND [PROMTOOL]]
 
-FSMSG=${1:?usage: e2e.sh FSMSG LIBFAKEGENL [VALGRIND]}
-FAKE=${2:?usage: e2e.sh FSMSG LIBFAKEGENL [VALGRIND]}
+FSMSG=${1:?usage: e2e.sh FSMSG LIBFAKEGENL [VALGRIND [PROMTOOL]]}
+FAKE=${2:?usage: e2e.sh FSMSG LIBFAKEGENL [VALGRIND [PROMTOOL]]}
 VALGRIND=${3:-valgrind}
+PROMTOOL=${4:-promtool}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsmsg-e2e.XXXXXX") || exit 1
 pid= dpid=
 # Never leave a test's fsmsg behind, whatever happened.
@@ -23,6 +27,7 @@ U=0c5f3a9e-1234-4bcd-8ef0-0123456789ab
 T=2026-12-03T07:42:51.00000000
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 not_ok() {
 	n=$((n + 1))
 	failed=$((failed + 1))
@@ -113,7 +118,7 @@ vdc     0:45     btrfs   -                                         12           
 vdb     254:16   ext4    $U       0            3             0
 vdd     254:32   xfs     $U       0            0             7"'
 fake "$FSMSG" -l -j -d 0:45
-check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283770999999001},\"meta-enospc\":{\"count\":0,\"last_ns\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":1796283770999999003}}}"'
+check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283770999999001,\"suppressed\":0},\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":1796283770999999003,\"suppressed\":0}}}"'
 fake "$FSMSG" -l -T ext4 -T xfs -w inode-enospc
 check "--list -T ext4 -T xfs -w inode-enospc" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  INODE-ENOSPC
 vdb     254:16   ext4    $U             0
@@ -195,6 +200,276 @@ check "overrun, JSON: missed lines on stdout too" eval 'is "$TMP/masked" "{\"tim
 fake "$FSMSG" -F -w enospc -t 0.5
 check "overrun with -w enospc: only the enospc loss reported" eval 'grep -c "^fsmsg: missed" "$TMP/err" | grep -qx 1 && grep -qx "fsmsg: missed 3 enospc warnings on ext4 vdb (254:16)" "$TMP/err"'
 
+# ---- the Prometheus metrics file --------------------------------------------
+M=$TMP/prom/fsmsg.prom
+mkdir -p "$TMP/prom"
+export FAKEGENL_RENAMES="$TMP/renames"
+
+# What the file says, with the start time masked.
+prom_masked() { sed 's/^fsmsg_start_time_seconds [0-9]*\.[0-9]\{9\}$/fsmsg_start_time_seconds S/' "$1"; }
+# prom_value FILE DEV TYPE: fsmsg_warnings_total of that filesystem and type
+# (the labels are always dev, device, fstype, uuid, type, in that order)
+prom_value() {
+	sed -n "s/^fsmsg_warnings_total{dev=\"$2\",.*,type=\"$3\"} \([0-9]*\)\$/\1/p" "$1"
+}
+# list_value FILE DEV TYPE: the kernel's count, from `fsmsg --list --json`
+list_value() {
+	grep "\"dev\":\"$2\"" "$1" | sed -n "s/.*\"$3\":{\"count\":\([0-9]*\),.*/\1/p"
+}
+# same_counts PROMFILE LISTFILE: every series of both filesystems agrees
+same_counts() {
+	for d in 254:16 0:45; do
+		for w in enospc meta-enospc inode-enospc; do
+			a=$(prom_value "$1" $d $w)
+			b=$(list_value "$2" $d $w)
+			if [ -z "$a" ] || [ "$a" != "$b" ]; then
+				echo "#   $d $w: metrics file '$a', kernel '$b'"
+				return 1
+			fi
+		done
+	done
+}
+# promtool_check FILE NAME: `promtool check metrics`, SKIP without it
+promtool_check() {
+	if ! command -v "$PROMTOOL" >/dev/null 2>&1; then
+		skip "$2: promtool check metrics" "promtool not installed (Debian: prometheus)"
+	elif "$PROMTOOL" check metrics <"$1" >"$TMP/promtool" 2>&1; then
+		ok "$2: promtool check metrics"
+	else
+		not_ok "$2: promtool check metrics"
+		sed 's/^/#   promtool: /' "$TMP/promtool"
+	fi
+}
+# renames_ok: every rewrite was a rename of "$M.tmp.XXXXXX" onto $M
+renames_ok() {
+	[ -s "$TMP/renames" ] && ! grep -v "^$M\.tmp\.[A-Za-z0-9]\{6\} $M\$" "$TMP/renames" >/dev/null
+}
+HELP_W='# HELP fsmsg_warnings_total Out-of-space warnings the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.
+# TYPE fsmsg_warnings_total counter'
+HELP_L='# HELP fsmsg_last_warning_timestamp_seconds Time of the latest such warning in seconds since the epoch; no series until there was one.
+# TYPE fsmsg_last_warning_timestamp_seconds gauge'
+help_tail() { # help_tail MISSED OVERRUNS
+	echo '# HELP fsmsg_missed_warnings_total Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).'
+	echo '# TYPE fsmsg_missed_warnings_total counter'
+	echo "fsmsg_missed_warnings_total $1"
+	echo "# HELP fsmsg_overruns_total Times the kernel dropped messages because fsmsg's socket receive buffer was full."
+	echo '# TYPE fsmsg_overruns_total counter'
+	echo "fsmsg_overruns_total $2"
+	echo '# HELP fsmsg_start_time_seconds Start time of the fsmsg process in seconds since the epoch.'
+	echo '# TYPE fsmsg_start_time_seconds gauge'
+	echo 'fsmsg_start_time_seconds S'
+}
+LB='dev="254:16",device="vdb",fstype="ext4",uuid="'$U'"'
+LC='dev="0:45",device="vdc",fstype="btrfs",uuid=""'
+
+printf 'fs 254 16 ext4 vdb - 0 0 0\n' | script
+fake "$FSMSG" -F --prometheus-textfile "$TMP/nope/fsmsg.prom"
+check "metrics file in a missing folder: one sentence, exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: cannot write the metrics file $TMP/nope/fsmsg.prom: the folder $TMP/nope does not exist"'
+fake "$FSMSG" -F --prometheus-textfile "$TMP/prom"
+check "metrics file that is a folder: exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: metrics file $TMP/prom is a folder"'
+
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 alloc_test
+event 1 0 45 13 0 dd
+event 2 254 16 9 2 alloc_test
+EOF
+rm -f "$TMP/renames"
+fake "$FSMSG" -F -q --prometheus-textfile "$M" -t 0.5
+prom_masked "$M" >"$TMP/masked"
+{
+	echo "$HELP_W"
+	echo "fsmsg_warnings_total{$LC,type=\"enospc\"} 13"
+	echo "fsmsg_warnings_total{$LC,type=\"meta-enospc\"} 0"
+	echo "fsmsg_warnings_total{$LC,type=\"inode-enospc\"} 1"
+	echo "fsmsg_warnings_total{$LB,type=\"enospc\"} 0"
+	echo "fsmsg_warnings_total{$LB,type=\"meta-enospc\"} 9"
+	echo "fsmsg_warnings_total{$LB,type=\"inode-enospc\"} 0"
+	echo "$HELP_L"
+	echo "fsmsg_last_warning_timestamp_seconds{$LC,type=\"enospc\"} 1796283771.000000002"
+	echo "fsmsg_last_warning_timestamp_seconds{$LC,type=\"inode-enospc\"} 1796283770.999999003"
+	echo "fsmsg_last_warning_timestamp_seconds{$LB,type=\"meta-enospc\"} 1796283771.000000003"
+	help_tail 2 0
+} >"$TMP/want"
+check "metrics file: seeded series, event counts, times, missed; byte for byte" eval '[ $rc -eq 0 ] && cmp -s "$TMP/masked" "$TMP/want"'
+cmp -s "$TMP/masked" "$TMP/want" || diff "$TMP/want" "$TMP/masked" | sed 's/^/#   /'
+check "metrics file: start time in seconds with nanoseconds" grep -Eq '^fsmsg_start_time_seconds [0-9]{10}\.[0-9]{9}$' "$M"
+promtool_check "$M" "metrics file after events"
+check "metrics file: mode 0644, no temporary file left" eval '[ "$(stat -c %a "$M")" = 644 ] && [ "$(ls "$TMP/prom")" = fsmsg.prom ]'
+check "metrics file: every rewrite is a rename from $M.tmp.* in the same folder" renames_ok
+
+# An overrun, dropped and rate-limited warnings; then the kernel keeps its
+# counters (FAKEGENL_STATE) while fsmsg restarts.
+export FAKEGENL_STATE="$TMP/kernel.state"
+rm -f "$FAKEGENL_STATE"
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 a
+lost 1 254 16 2
+overrun
+event 2 254 16 5 0 b
+held 2 254 16 7
+held 3 0 45 4
+EOF
+fake "$FSMSG" -F -q --prometheus-textfile "$M" -t 0.5
+cp "$M" "$TMP/run1.prom"
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+EOF
+fake "$FSMSG" -l -j
+cp "$TMP/out" "$TMP/list1"
+check "after an overrun, lost and held-back warnings: the counters equal the kernel's" same_counts "$TMP/run1.prom" "$TMP/list1"
+check "...the overrun counted" grep -qx 'fsmsg_overruns_total 1' "$TMP/run1.prom"
+check "--list --json: the held-back warnings as suppressed" grep -q '"meta-enospc":{"count":7,"last_ns":[0-9]*,"suppressed":2}' "$TMP/list1"
+promtool_check "$TMP/run1.prom" "metrics file after an overrun"
+
+rm -f "$M"
+fake "$FSMSG" -F -q --prometheus-textfile "$M" -t 0.3
+check "restart: the new file has the kernel's counters from the start" same_counts "$M" "$TMP/list1"
+grep '^fsmsg_warnings_total' "$TMP/run1.prom" >"$TMP/a"
+grep '^fsmsg_warnings_total' "$M" >"$TMP/b"
+check "restart: no counter went back" cmp -s "$TMP/a" "$TMP/b"
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 1 0 45 13 0 dd
+event 3 0 45 5 0 touch
+EOF
+fake "$FSMSG" -F -q --prometheus-textfile "$M" -t 0.3
+cp "$M" "$TMP/run3.prom"
+printf 'fs 254 16 ext4 vdb %s 0 3 0\nfs 0 45 btrfs vdc - 12 0 1\n' "$U" | script
+fake "$FSMSG" -l -j
+check "after the restart, new events: the counters equal the kernel's again" eval 'same_counts "$TMP/run3.prom" "$TMP/out" && [ "$(prom_value "$TMP/run3.prom" 0:45 enospc)" = 13 ] && [ "$(prom_value "$TMP/run3.prom" 0:45 inode-enospc)" = 5 ]'
+unset FAKEGENL_STATE
+
+# A burst: a hundred events, a few rewrites.
+{
+	echo "fs 254 16 ext4 vdb - 0 0 0"
+	i=1
+	while [ $i -le 100 ]; do echo "event 1 254 16 $i 0 burst"; i=$((i + 1)); done
+} | script
+rm -f "$TMP/renames"
+fake "$FSMSG" -F -q --prometheus-textfile "$M" -t 2.5
+writes=$(wc -l <"$TMP/renames")
+check "100 events in a burst: all counted, $writes rewrites (start, at most one a second, exit)" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 100 ] && [ "$(prom_value "$M" 254:16 enospc)" = 100 ] && [ "$writes" -ge 2 ] && [ "$writes" -le 4 ]'
+
+# Warnings held back after the last message reach the file soon, while
+# fsmsg runs: it re-reads the kernel's counters after activity.
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+event 2 254 16 4 0 a
+held 2 254 16 6
+EOF
+fake_bg "$FSMSG" -F --prometheus-textfile "$M"
+i=0
+while [ "$(prom_value "$M" 254:16 meta-enospc)" != 6 ] && [ $i -lt 160 ]; do sleep 0.05; i=$((i + 1)); done
+check "held-back warnings in the file within seconds, while running" eval '[ "$(prom_value "$M" 254:16 meta-enospc)" = 6 ] && kill -0 $pid'
+kill -TERM "$pid"
+reap "$pid"
+check "...and not reported as missed" eval '[ $rc -eq 0 ] && ! grep -q missed "$TMP/err" && grep -qx "fsmsg_missed_warnings_total 0" "$M"'
+
+# Write errors are said once and do not stop fsmsg.
+script <<EOF
+fs 254 16 ext4 vdb - 0 0 0
+event 1 254 16 1 0 a
+event 1 254 16 2 0 b
+EOF
+long=$TMP/prom/$(printf '%0245d' 0).prom
+fake "$FSMSG" -F -q --prometheus-textfile "$long" -t 1.5
+check "failing rewrites: said once, events still reported, exit 0" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && [ "$(grep -c "cannot create a temporary file: File name too long" "$TMP/err")" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]'
+printf 'fs 254 16 ext4 vdb - 0 0 0\n' | script
+mkdir -p "$TMP/gone"
+fake_bg "$FSMSG" -F --prometheus-textfile "$TMP/gone/fsmsg.prom"
+rm -rf "$TMP/gone"
+kill -TERM "$pid"
+reap "$pid"
+check "folder removed while running: the last rewrite fails, said, exit 0" eval '[ $rc -eq 0 ] && grep -qx "fsmsg: metrics file $TMP/gone/fsmsg.prom: cannot create a temporary file: No such file or directory" "$TMP/err"'
+
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 a
+event 1 0 45 13 0 b
+EOF
+fake "$FSMSG" -F -q -d 0:45 -w enospc --prometheus-textfile "$M" -t 0.3
+check "filters apply to the metrics file" eval '[ "$(grep -c "^fsmsg_warnings_total" "$M")" -eq 1 ] && [ "$(prom_value "$M" 0:45 enospc)" = 13 ]'
+fake "$FSMSG" -F -q --prometheus-textfile "$TMP/prom/fsmsg.txt" -t 0.2
+check "a name without .prom: a note that node_exporter will not read it" eval '[ $rc -eq 0 ] && grep -q "only reads files whose name ends in .prom" "$TMP/err"'
+unset FAKEGENL_RENAMES
+
+# ---- the journal (fsmsg built with libsystemd; sd_journal_sendv faked) ------
+if "$FSMSG" --help | grep -q 'not available: built without journal support'; then
+	skip "journal entries" "fsmsg built without libsystemd (WITH_SYSTEMD=0)"
+else
+	J=$TMP/journal
+	export FAKEGENL_JOURNAL="$J"
+	script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 alloc_test
+event 1 0 45 13 0 dd
+event 2 254 16 9 2 alloc_test
+EOF
+	rm -f "$J"
+	fake "$FSMSG" -F -j --journal --prometheus-textfile "$M" -t 0.5
+	# Entries as the fake journal stores them: fields one a line, then an
+	# empty line.
+	entry() { printf '%s\n' "$@" ''; }
+	ident='PRIORITY=%s
+SYSLOG_FACILITY=3
+SYSLOG_IDENTIFIER=fsmsg'
+	# shellcheck disable=SC2059 # ident is the format
+	{
+		entry "MESSAGE=listening: FS_MSG/events" "$(printf "$ident" 6)"
+		entry "MESSAGE=${T}1Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4" \
+			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 3)" \
+			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
+			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
+			"FSMSG_UUID=$U" FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=alloc_test \
+			FSMSG_COUNT=4 FSMSG_SUPPRESSED=0 FSMSG_TIMESTAMP_NS=1796283771000000001
+		entry "MESSAGE=${T}2Z 0:45 btrfs vdc uuid -: no space left for data, uid 0, pid 4242 (dd), count 13" \
+			"MESSAGE_ID=62dec85a94f54ce49a5392a28113e3d9" "$(printf "$ident" 4)" \
+			FSMSG_WARNING=enospc FSMSG_WARNING_ID=1 FSMSG_DEV=0:45 \
+			FSMSG_MAJOR=0 FSMSG_MINOR=45 FSMSG_DEVICE=vdc FSMSG_FSTYPE=btrfs \
+			FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=dd \
+			FSMSG_COUNT=13 FSMSG_SUPPRESSED=0 FSMSG_TIMESTAMP_NS=1796283771000000002
+		entry "MESSAGE=missed 2 meta-enospc warnings on ext4 vdb (254:16)" \
+			"MESSAGE_ID=aea531d5c4ed4dcebe99b078603528b5" "$(printf "$ident" 3)" \
+			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
+			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
+			"FSMSG_UUID=$U" FSMSG_MISSED=2
+		entry "MESSAGE=${T}3Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)" \
+			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 3)" \
+			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
+			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
+			"FSMSG_UUID=$U" FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=alloc_test \
+			FSMSG_COUNT=9 FSMSG_SUPPRESSED=2 FSMSG_TIMESTAMP_NS=1796283771000000003
+	} >"$TMP/want"
+	check "--journal -F -j: listening, events and the missed report, every field" eval '[ $rc -eq 0 ] && cmp -s "$J" "$TMP/want" && [ "$(wc -l <"$TMP/out")" -eq 4 ] && grep -q "^fsmsg: listening" "$TMP/err"'
+	cmp -s "$J" "$TMP/want" || diff "$TMP/want" "$J" | sed 's/^/#   /'
+
+	rm -f "$J"
+	fake "$FSMSG" --journal -p "$TMP/j.pid"
+	dpid=$(cat "$TMP/j.pid" 2>/dev/null)
+	i=0
+	while [ "$(grep -c '^MESSAGE_ID=' "$J" 2>/dev/null)" != 4 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	check "--journal as a daemon: returns once listening, entries in the journal, nothing on stdout" eval '[ $rc -eq 0 ] && [ -n "$dpid" ] && [ "$(grep -c "^MESSAGE_ID=" "$J")" -eq 4 ] && [ ! -s "$TMP/out" ]'
+	[ -n "$dpid" ] && kill -TERM "$dpid"
+	i=0
+	while [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	check "--journal as a daemon: SIGTERM logged to the journal" eval '! kill -0 "$dpid" 2>/dev/null && grep -qx "MESSAGE=exiting on SIGTERM" "$J"'
+	dpid=
+
+	FAKEGENL_JOURNAL_ERRNO=2 fake "$FSMSG" -F --journal
+	check "no journal to log to: said on the terminal, exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: cannot log to the systemd journal: No such file or directory"'
+	FAKEGENL_JOURNAL_ERRNO=2 fake "$FSMSG" --journal -p "$TMP/j.pid"
+	check "no journal, daemon mode: said on the terminal, exit 2, no pidfile left" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: cannot log to the systemd journal: No such file or directory" && [ ! -e "$TMP/j.pid" ]'
+	unset FAKEGENL_JOURNAL
+fi
+
 # ---- signals, flushing, pidfiles, daemon ----------------------------------
 script <<EOF
 fs 254 16 ext4 vdb - 0 0 0
@@ -245,6 +520,14 @@ EOF
 	# shellcheck disable=SC2086 # VG is a word list
 	fake $VG "$FSMSG" -F -j -t 1
 	check "valgrind: events, invalid message, overrun, timeout: clean" eval '[ $rc -eq 0 ] && grep -q "\"missed\":3" "$TMP/out" && grep -q "\"missed\":2" "$TMP/out"'
+	if "$FSMSG" --help | grep -q 'not available: built without journal support'; then
+		JOPT=
+	else
+		JOPT=--journal
+	fi
+	# shellcheck disable=SC2086 # VG and JOPT are word lists
+	FAKEGENL_JOURNAL=$TMP/vg.journal fake $VG "$FSMSG" -F -j $JOPT --prometheus-textfile "$M" -t 3
+	check "valgrind: metrics file (rewrites, refresh after activity) ${JOPT:+and journal }clean" eval '[ $rc -eq 0 ] && grep -q "^fsmsg_overruns_total 1\$" "$M"'
 	# shellcheck disable=SC2086
 	fake $VG "$FSMSG" -l -T btrfs
 	check "valgrind: --list clean" eval '[ $rc -eq 0 ] && grep -q "^vdc " "$TMP/out"'

@@ -17,10 +17,22 @@
  *   fs MAJ MIN FSTYPE DEVICE UUID|- ENOSPC META INODE   a filesystem and
  *                                  its counters before fsmsg started
  *   event TYPE MAJ MIN COUNT SUPPRESSED COMM   counter := COUNT, sent
- *   lost TYPE MAJ MIN COUNT        counter := COUNT, not sent
+ *   lost TYPE MAJ MIN COUNT        counter := COUNT, not sent (dropped)
+ *   held TYPE MAJ MIN COUNT        counter := COUNT, not sent: held back by
+ *                                  rate limiting, so the dump's SUPPRESSED
+ *                                  grows (an event resets it)
  *   overrun                        the next read fails with ENOBUFS
  *   invalid                        a WARNING message without COUNT
  * Timestamps are 1796283771000000000 + n for the n-th warning (1-based).
+ *
+ * More environment, all optional:
+ *   FAKEGENL_STATE=file     the kernel outlives fsmsg: counters are loaded
+ *                           from the file (over the script's fs lines) and
+ *                           saved after the script ran
+ *   FAKEGENL_RENAMES=file   every successful rename(2) appends "OLD NEW"
+ *   FAKEGENL_JOURNAL=file   sd_journal_sendv() appends the entry's fields,
+ *                           one a line, and an empty line
+ *   FAKEGENL_JOURNAL_ERRNO=N  sd_journal_sendv() fails with -N
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <linux/genetlink.h>
@@ -54,7 +67,7 @@ struct row {
 	char fstype[32], device[32];
 	bool has_uuid;
 	uint8_t uuid[16];
-	uint64_t count[4], last[4];
+	uint64_t count[4], last[4], supp[4];
 };
 
 static struct fake fakes[MAX_FAKES];
@@ -73,6 +86,7 @@ static ssize_t (*real_sendto)(int, const void *, size_t, int,
 			      const struct sockaddr *, socklen_t);
 static int (*real_bind)(int, const struct sockaddr *, socklen_t);
 static int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+static int (*real_rename)(const char *, const char *);
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -106,6 +120,8 @@ static void resolve(void)
 		dlsym(RTLD_NEXT, "bind");
 	real_getsockname = (int (*)(int, struct sockaddr *, socklen_t *))
 		dlsym(RTLD_NEXT, "getsockname");
+	real_rename = (int (*)(const char *, const char *))
+		dlsym(RTLD_NEXT, "rename");
 }
 
 static struct row *find_row(uint32_t major, uint32_t minor)
@@ -131,6 +147,57 @@ static void parse_uuid(const char *s, struct row *r)
 		r->uuid[n++] = (uint8_t)b;
 		s++;
 	}
+}
+
+/* FAKEGENL_STATE: "nwarn N", then "MAJ MIN TYPE COUNT LAST SUPP" lines. */
+static void load_state(void)
+{
+	const char *path = getenv("FAKEGENL_STATE");
+	unsigned int major, minor, w;
+	unsigned long long count, last, supp;
+	unsigned long long n;
+	char line[256];
+	FILE *fp;
+
+	if (!path || !(fp = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "nwarn %llu", &n) == 1) {
+			nwarn = n;
+		} else if (sscanf(line, "%u %u %u %llu %llu %llu", &major, &minor,
+				  &w, &count, &last, &supp) == 6 && w >= 1 && w <= 3) {
+			for (int i = 0; i < nrows; i++) {
+				if (rows[i].major != major || rows[i].minor != minor)
+					continue;
+				rows[i].count[w] = count;
+				rows[i].last[w] = last;
+				rows[i].supp[w] = supp;
+			}
+		}
+	}
+	fclose(fp);
+}
+
+static void save_state(void)
+{
+	const char *path = getenv("FAKEGENL_STATE");
+	FILE *fp;
+
+	if (!path)
+		return;
+	fp = fopen(path, "w");
+	if (!fp)
+		die("%s: %s", path, strerror(errno));
+	fprintf(fp, "nwarn %llu\n", (unsigned long long)nwarn);
+	for (int i = 0; i < nrows; i++)
+		for (int w = 1; w <= 3; w++)
+			fprintf(fp, "%u %u %d %llu %llu %llu\n", rows[i].major,
+				rows[i].minor, w,
+				(unsigned long long)rows[i].count[w],
+				(unsigned long long)rows[i].last[w],
+				(unsigned long long)rows[i].supp[w]);
+	if (fclose(fp) != 0)
+		die("%s: %s", path, strerror(errno));
 }
 
 /* Setup directives now; the rest is kept for after the seed dump. */
@@ -185,6 +252,7 @@ static void load(void)
 		}
 	}
 	fclose(fp);
+	load_state();
 }
 
 static struct fake *fake_of(int fd)
@@ -278,9 +346,11 @@ static void dump_reply(struct fake *f, const struct nlmsghdr *req)
 	struct raw r = { 0 };
 
 	for (int i = 0; i < nrows; i++)
-		raw_fs_row(&r, rows[i].major, rows[i].minor, rows[i].fstype,
-			   rows[i].device, rows[i].has_uuid ? rows[i].uuid : NULL,
-			   &rows[i].count[1], &rows[i].last[1]);
+		raw_fs_row_supp(&r, rows[i].major, rows[i].minor, rows[i].fstype,
+				rows[i].device,
+				rows[i].has_uuid ? rows[i].uuid : NULL,
+				&rows[i].count[1], &rows[i].last[1],
+				&rows[i].supp[1]);
 	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
 	raw_put(&r, &(int){ 0 }, sizeof(int));
 	raw_end(&r);
@@ -309,6 +379,7 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 	if (valid) {
 		row->count[w < 4 ? w : 0] = count;
 		row->last[w < 4 ? w : 0] = BASE_TS + nwarn;
+		row->supp[w < 4 ? w : 0] = 0;	/* reported with this one */
 	}
 	raw_begin(&r, FS_MSG_CMD_WARNING);
 	raw_u32(&r, FS_MSG_A_WARNING, w);
@@ -345,9 +416,18 @@ static void run_script(void)
 			   &minor, &count, &supp, comm) == 6) {
 			send_event(w, major, minor, count, supp, comm, true);
 		} else if (sscanf(line, "lost %u %u %u %lu", &w, &major, &minor,
-				  &count) == 4) {
+				  &count) == 4 && w >= 1 && w <= 3) {
 			struct row *row = find_row(major, minor);
 
+			row->count[w] = count;
+			row->last[w] = BASE_TS + ++nwarn;
+			row->supp[w] = 0;	/* the lost message carried them */
+		} else if (sscanf(line, "held %u %u %u %lu", &w, &major, &minor,
+				  &count) == 4 && w >= 1 && w <= 3) {
+			struct row *row = find_row(major, minor);
+
+			if (count > row->count[w])
+				row->supp[w] += count - row->count[w];
 			row->count[w] = count;
 			row->last[w] = BASE_TS + ++nwarn;
 		} else if (!strcmp(line, "overrun")) {
@@ -359,6 +439,7 @@ static void run_script(void)
 			die("bad line: %s", line);
 		}
 	}
+	save_state();
 }
 
 /* The kernel's side of sendmsg(): requests to the controller or FS_MSG. */
@@ -549,4 +630,54 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 		msg->msg_namelen = sizeof(nl);
 	}
 	return n;
+}
+
+/* The tests count the metrics file's rewrites and check where they come
+ * from. */
+int rename(const char *oldpath, const char *newpath)
+{
+	const char *log = getenv("FAKEGENL_RENAMES");
+	int ret;
+
+	resolve();
+	ret = real_rename(oldpath, newpath);
+	if (ret == 0 && log) {
+		int saved = errno;
+		FILE *fp = fopen(log, "a");
+
+		if (!fp || fprintf(fp, "%s %s\n", oldpath, newpath) < 0 ||
+		    fclose(fp) != 0)
+			die("%s: %s", log, strerror(errno));
+		errno = saved;
+	}
+	return ret;
+}
+
+/* A fake journal: fsmsg --journal links libsystemd; this one comes first. */
+int sd_journal_sendv(const struct iovec *iov, int n)
+{
+	const char *path = getenv("FAKEGENL_JOURNAL");
+	const char *fail = getenv("FAKEGENL_JOURNAL_ERRNO");
+	FILE *fp;
+
+	if (fail)
+		return -atoi(fail);
+	if (!path) {
+		int (*real)(const struct iovec *, int) =
+			(int (*)(const struct iovec *, int))
+			dlsym(RTLD_NEXT, "sd_journal_sendv");
+
+		return real ? real(iov, n) : -ENOSYS;
+	}
+	fp = fopen(path, "a");
+	if (!fp)
+		die("%s: %s", path, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		fwrite(iov[i].iov_base, 1, iov[i].iov_len, fp);
+		fputc('\n', fp);
+	}
+	fputc('\n', fp);
+	if (fclose(fp) != 0)
+		die("%s: %s", path, strerror(errno));
+	return 0;
 }

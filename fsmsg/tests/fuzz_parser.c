@@ -3,17 +3,22 @@
  * libFuzzer target: the input is what one recv() on an FS_MSG socket could
  * return, a run of netlink messages. Each goes through the event parser,
  * the dump-reply parser, both formatters, the accounting and the filters,
- * via the same monitor code the daemon runs. Output invariants are checked
- * too: a line never contains a newline before its end, JSON never a raw
- * control character.
+ * via the same monitor code the daemon runs, with the metrics and the
+ * journal entries. Output invariants are checked too: a line never
+ * contains a newline before its end, JSON never a raw control character,
+ * a journal field never a newline, the metrics file always passes the
+ * strict exposition format parser.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include <linux/netlink.h>
 
 #include "monitor.h"
+#include "promcheck.h"
 
 static void check_line(const struct fsm_buf *b, bool json)
 {
@@ -29,6 +34,36 @@ static void check_line(const struct fsm_buf *b, bool json)
 	}
 	if (b->data[b->len - 1] != '\n' || b->data[b->len] != '\0')
 		abort();
+}
+
+/* A journal entry: NAME=value fields, no newline anywhere, NUL-free. */
+static void check_entry(void *arg, const struct fsm_fields *f)
+{
+	struct iovec iov[FSM_FIELDS_MAX];
+	size_t n = fsm_fields_iovec(f, iov);
+
+	(void)arg;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = iov[i].iov_base;
+
+		if (!memchr(p, '=', iov[i].iov_len) ||
+		    memchr(p, '\n', iov[i].iov_len) || memchr(p, '\0', iov[i].iov_len))
+			abort();
+	}
+}
+
+static void check_metrics(struct fsm_metrics *m)
+{
+	struct promcheck pc;
+	struct fsm_buf b;
+
+	fsm_buf_init(&b);
+	if (fsm_metrics_render(m, &b) == 0 && promcheck(&pc, fsm_buf_str(&b)) < 0) {
+		fprintf(stderr, "metrics file rejected: %s\n%s", pc.err,
+			fsm_buf_str(&b));
+		abort();
+	}
+	fsm_buf_free(&b);
 }
 
 static void one_message(const unsigned char *p, size_t len,
@@ -61,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t uuid[16] = { 0x0c, 0x5f };
 	struct fsm_monitor mon[2] = { { .json = false }, { .json = true } };
 	struct fsm_fs_list rows = { 0 };
+	struct fsm_metrics met[2];
 	struct fsm_filter f, f2;
 	unsigned char *buf;
 	size_t off = 0;
@@ -82,9 +118,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fsm_filter_add_dev(&f2, 254, 16);
 	mon[0].filter = &f;
 	mon[1].filter = &f2;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (fsm_monitor_init(&mon[i]) < 0)
 			abort();
+		/* A small bound, so that the fuzzer reaches it too. */
+		fsm_metrics_init(&met[i], 5, 8);
+		mon[i].metrics = &met[i];
+		mon[i].sink = check_entry;
+	}
 
 	/* Each message gets all the bytes that follow it (so nlmsg_len is
 	 * checked against the real end), then the walk follows nlmsg_len
@@ -107,6 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fsm_monitor_list(&mon[i], &rows);
 		fsm_monitor_seed(&mon[i], &rows);
 		fsm_monitor_resync(&mon[i], &rows, 4);
+		fsm_monitor_refresh(&mon[i], &rows);
+		check_metrics(&met[i]);
 	}
 	for (size_t i = 0; i < rows.n; i++) {
 		struct fsm_buf b;
@@ -121,8 +164,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(cols);
 	}
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		fsm_monitor_fini(&mon[i]);
+		fsm_metrics_free(&met[i]);
+	}
 	fsm_fs_list_free(&rows);
 	fsm_filter_free(&f);
 	fsm_filter_free(&f2);

@@ -38,6 +38,7 @@ static void minimal(struct raw *r, uint32_t warning, uint64_t count)
 int main(int argc, char **argv)
 {
 	static const uint64_t counts[3] = { 4, 17, 0 };
+	static const uint64_t supp[3] = { 1, 0, 0 };
 	static const uint64_t lasts[3] = { 1796283771000000000ULL,
 					   1796283772000000000ULL, 0 };
 	struct raw r = { 0 };
@@ -73,6 +74,13 @@ int main(int argc, char **argv)
 	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
 	raw_end(&r);
 	err |= save(argv[1], "dump-two-fs", &r);
+
+	/* A dump with the warnings held back since the last message. */
+	raw_fs_row_supp(&r, 254, 16, "ext4", "vdb", test_uuid, counts, lasts,
+			supp);
+	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+	raw_end(&r);
+	err |= save(argv[1], "dump-suppressed", &r);
 
 	/* A dump then events about those filesystems. */
 	raw_fs_row(&r, 254, 32, "xfs", "vdd", test_uuid, counts, lasts);

@@ -179,11 +179,16 @@ static inline void raw_full_event(struct raw *r, uint32_t warning,
 	raw_end(r);
 }
 
-/* One dump reply: vdb 254:16 ext4 with the three counters. */
-static inline void raw_fs_row(struct raw *r, uint32_t major, uint32_t minor,
-			      const char *fstype, const char *device,
-			      const uint8_t *uuid, const uint64_t counts[3],
-			      const uint64_t lasts[3])
+/*
+ * One dump reply: a filesystem with the three counters; @supp, the
+ * warnings held back since the last message, may be NULL (not sent).
+ */
+static inline void raw_fs_row_supp(struct raw *r, uint32_t major,
+				   uint32_t minor, const char *fstype,
+				   const char *device, const uint8_t *uuid,
+				   const uint64_t counts[3],
+				   const uint64_t lasts[3],
+				   const uint64_t *supp)
 {
 	raw_begin_type(r, TEST_FAMILY, FS_MSG_CMD_FS_GET, NLM_F_MULTI);
 	raw_u32(r, FS_MSG_A_DEV_MAJOR, major);
@@ -199,9 +204,21 @@ static inline void raw_fs_row(struct raw *r, uint32_t major, uint32_t minor,
 			    counts[w]);
 		raw_u64_pad(r, FS_MSG_A_COUNTER_LAST, FS_MSG_A_COUNTER_PAD,
 			    lasts[w]);
+		if (supp)
+			raw_u64_pad(r, FS_MSG_A_COUNTER_SUPPRESSED,
+				    FS_MSG_A_COUNTER_PAD, supp[w]);
 		raw_nest_end(r);
 	}
 	raw_end(r);
+}
+
+static inline void raw_fs_row(struct raw *r, uint32_t major, uint32_t minor,
+			      const char *fstype, const char *device,
+			      const uint8_t *uuid, const uint64_t counts[3],
+			      const uint64_t lasts[3])
+{
+	raw_fs_row_supp(r, major, minor, fstype, device, uuid, counts, lasts,
+			NULL);
 }
 
 #endif

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -23,8 +25,11 @@
 #include "event.h"
 #include "filter.h"
 #include "format.h"
+#include "journal.h"
+#include "metrics.h"
 #include "monitor.h"
 #include "nlbuild.h"
+#include "promcheck.h"
 
 #define TS 1796283771123456789ULL
 #define TS_STR "2026-12-03T07:42:51.123456789Z"
@@ -941,17 +946,17 @@ static void test_list(void)
 	cap_finish(&c);
 	is_str(c.out,
 	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
-	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790},"
-	       "\"meta-enospc\":{\"count\":0,\"last_ns\":0},"
-	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791}}}\n"
+	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0},"
+	       "\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
+	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791,\"suppressed\":0}}}\n"
 	       "{\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0},"
-	       "\"meta-enospc\":{\"count\":3,\"last_ns\":1796283771123456789},"
-	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0}}}\n"
+	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
+	       "\"meta-enospc\":{\"count\":3,\"last_ns\":1796283771123456789,\"suppressed\":0},"
+	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
 	       "{\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
-	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0},"
-	       "\"meta-enospc\":{\"count\":0,\"last_ns\":1796283771123456789},"
-	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0}}}\n",
+	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0,\"suppressed\":0},"
+	       "\"meta-enospc\":{\"count\":0,\"last_ns\":1796283771123456789,\"suppressed\":0},"
+	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0,\"suppressed\":0}}}\n",
 	       "--list JSON lines");
 	cap_free(&c);
 
@@ -974,7 +979,7 @@ static void test_list(void)
 	cap_finish(&c);
 	is_str(c.out,
 	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
-	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790}}}\n",
+	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0}}}\n",
 	       "--list --json -d 0:45 -w enospc");
 	cap_free(&c);
 
@@ -1356,6 +1361,598 @@ static void test_monitor_filter_count(void)
 	fsm_fs_list_free(&l);
 }
 
+
+/* ---- dump replies: SUPPRESSED ------------------------------------------ */
+
+static void test_dump_suppressed(void)
+{
+	static const uint64_t supp[3] = { 0, 7, 1 };
+	struct raw r = { 0 };
+	struct fsm_fs fs;
+	struct fsm_error err;
+
+	raw_fs_row_supp(&r, 254, 16, "ext4", "vdb", test_uuid, counts_a, lasts_a,
+			supp);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_OK &&
+	   fsm_fs_counter(&fs, 1)->suppressed == 0 &&
+	   fsm_fs_counter(&fs, 2)->suppressed == 7 &&
+	   fsm_fs_counter(&fs, 3)->suppressed == 1,
+	   "dump reply: COUNTER_SUPPRESSED read per counter");
+	raw_free(&r);
+
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+	raw_nest_begin(&r, FS_MSG_A_COUNTER);
+	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 1);
+	raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 3);
+	raw_u32(&r, FS_MSG_A_COUNTER_SUPPRESSED, 1);
+	raw_nest_end(&r);
+	raw_end(&r);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_INVALID,
+	   "COUNTER_SUPPRESSED of 4 bytes: invalid");
+	is_str(err.msg,
+	       "attribute COUNTER (14): attribute COUNTER_SUPPRESSED (5) is too short: 4 bytes, needs 8",
+	       "COUNTER_SUPPRESSED of 4 bytes: reason");
+	raw_free(&r);
+}
+
+/* ---- the exposition format checker itself ------------------------------ */
+
+static void test_promcheck(void)
+{
+	static const char good[] =
+		"# HELP a_total A.\n# TYPE a_total counter\n"
+		"a_total{x=\"1\",y=\"q\\\"\\\\\\n\xc3\xa9\"} 1\na_total 2\n"
+		"# HELP b B \\\\ \\n.\n# TYPE b gauge\nb -1.5e3\n";
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "# HELP a_total A.\n# TYPE a_total counter\na_total 1", "no newline at the end" },
+		{ "# TYPE a_total counter\na_total 1\n", "no HELP" },
+		{ "# HELP a_total A.\na_total 1\n", "no TYPE" },
+		{ "# HELP a A.\n# TYPE a counter\na 1\n", "counter without _total" },
+		{ "# HELP a_total A.\n# TYPE a_total counter\na_total -1\n", "negative counter" },
+		{ "# HELP a A.\n# TYPE a gauge\na 1 1700000000000\n", "timestamp" },
+		{ "# HELP a A.\n# TYPE a gauge\na{x=\"\\t\"} 1\n", "bad escape" },
+		{ "# HELP a A.\n# TYPE a gauge\na{x=\"\xff\"} 1\n", "invalid UTF-8" },
+		{ "# HELP a A.\n# TYPE a gauge\na{x=\"1\"} 1\na{x=\"1\"} 2\n", "series twice" },
+		{ "# HELP a A.\n# TYPE a gauge\na{x=\"1\",x=\"2\"} 1\n", "label twice" },
+		{ "# HELP a A.\n# TYPE a gauge\n# HELP b B.\n# TYPE b gauge\nb 1\na 1\n", "family not contiguous" },
+		{ "# HELP a A.\n# TYPE a gauge\na 1\n\n", "empty line" },
+		{ "# HELP a A.\n# TYPE a gauge\na{x=\"1} 1\n", "unterminated value" },
+		{ "# HELP a A.\n# TYPE a histogram\na 1\n", "other type" },
+		{ "# HELP a A.\n# TYPE a gauge\na 1x\n", "bad value" },
+		{ "# HELP a A.\n# TYPE a gauge\n# just a comment\na 1\n", "stray comment" },
+	};
+	struct promcheck pc;
+
+	ok(promcheck(&pc, good) == 0 && pc.samples == 3 && pc.families == 2,
+	   "promcheck: a valid file passes");
+	if (pc.err[0])
+		printf("#   %s\n", pc.err);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(promcheck(&pc, bad[i].text) < 0, "promcheck rejects: %s (%s)",
+		   bad[i].why, pc.err);
+}
+
+/* ---- metrics ---------------------------------------------------------- */
+
+static struct fsm_labels lab(uint32_t major, uint32_t minor, uint32_t warning,
+			     const char *fstype, const char *device, bool uuid)
+{
+	struct fsm_labels l = {
+		.major = major, .minor = minor, .warning = warning,
+		.fstype = fstype, .device = device, .has_uuid = uuid,
+	};
+
+	memcpy(l.uuid, test_uuid, sizeof(l.uuid));
+	return l;
+}
+
+static bool check_exposition(const char *text, const char *name)
+{
+	struct promcheck pc;
+
+	if (!ok(promcheck(&pc, text) == 0, "%s: strict exposition format", name)) {
+		printf("#   %s\n", pc.err);
+		return false;
+	}
+	return true;
+}
+
+#define HELP_WARNINGS \
+	"# HELP fsmsg_warnings_total Out-of-space warnings the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.\n" \
+	"# TYPE fsmsg_warnings_total counter\n"
+#define HELP_LAST \
+	"# HELP fsmsg_last_warning_timestamp_seconds Time of the latest such warning in seconds since the epoch; no series until there was one.\n" \
+	"# TYPE fsmsg_last_warning_timestamp_seconds gauge\n"
+#define HELP_TAIL(missed, overruns) \
+	"# HELP fsmsg_missed_warnings_total Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).\n" \
+	"# TYPE fsmsg_missed_warnings_total counter\n" \
+	"fsmsg_missed_warnings_total " #missed "\n" \
+	"# HELP fsmsg_overruns_total Times the kernel dropped messages because fsmsg's socket receive buffer was full.\n" \
+	"# TYPE fsmsg_overruns_total counter\n" \
+	"fsmsg_overruns_total " #overruns "\n" \
+	"# HELP fsmsg_start_time_seconds Start time of the fsmsg process in seconds since the epoch.\n" \
+	"# TYPE fsmsg_start_time_seconds gauge\n" \
+	"fsmsg_start_time_seconds 1700000000.000000001\n"
+#define L_VDB "dev=\"254:16\",device=\"vdb\",fstype=\"ext4\",uuid=\"" UUID_STR "\""
+#define L_VDC "dev=\"0:45\",device=\"vdc\",fstype=\"btrfs\",uuid=\"\""
+
+static void test_metrics_render(void)
+{
+	struct fsm_metrics m;
+	struct fsm_labels l;
+	struct fsm_buf b;
+
+	fsm_metrics_init(&m, RECV, 16);
+	fsm_buf_init(&b);
+	fsm_metrics_render(&m, &b);
+	is_str(fsm_buf_str(&b), HELP_WARNINGS HELP_LAST HELP_TAIL(0, 0),
+	       "metrics: empty table, every family still has HELP and TYPE");
+	check_exposition(fsm_buf_str(&b), "metrics: empty table");
+
+	/* Inserted out of order; rendered by device number and type. */
+	l = lab(254, 16, 2, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 3, TS);
+	l = lab(254, 16, 1, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 0, 0);
+	l = lab(0, 45, 1, "btrfs", "vdc", false);
+	fsm_metrics_observe(&m, &l, 12, TS + 1);
+	l = lab(254, 16, 9, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 1, 1000000000ULL);
+	m.missed = 4;
+	m.overruns = 1;
+	fsm_buf_reset(&b);
+	fsm_metrics_render(&m, &b);
+	is_str(fsm_buf_str(&b),
+	       HELP_WARNINGS
+	       "fsmsg_warnings_total{" L_VDC ",type=\"enospc\"} 12\n"
+	       "fsmsg_warnings_total{" L_VDB ",type=\"enospc\"} 0\n"
+	       "fsmsg_warnings_total{" L_VDB ",type=\"meta-enospc\"} 3\n"
+	       "fsmsg_warnings_total{" L_VDB ",type=\"unknown-9\"} 1\n"
+	       HELP_LAST
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDC ",type=\"enospc\"} 1796283771.123456790\n"
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",type=\"meta-enospc\"} 1796283771.123456789\n"
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",type=\"unknown-9\"} 1.000000000\n"
+	       HELP_TAIL(4, 1),
+	       "metrics: the whole file, byte for byte (no timestamp for a count of 0)");
+	check_exposition(fsm_buf_str(&b), "metrics: small case");
+	fsm_buf_free(&b);
+	fsm_metrics_free(&m);
+}
+
+static void test_metrics_observe(void)
+{
+	struct fsm_metrics m;
+	struct fsm_labels l = lab(254, 16, 1, "ext4", "vdb", true), other;
+	const struct fsm_series *s;
+	uint64_t sec = 1000000000ULL;
+
+	fsm_metrics_init(&m, RECV, 3);
+	ok(fsm_metrics_observe(&m, &l, 10, TS) == 0 && m.changed && m.n == 1,
+	   "observe: a new series");
+	m.changed = false;
+	fsm_metrics_observe(&m, &l, 8, TS - 5);
+	s = fsm_metrics_find(&m, &l);
+	ok(s && s->count == 10 && s->last_ns == TS && !m.changed,
+	   "observe: an older, lower count (queued message) changes nothing");
+	fsm_metrics_observe(&m, &l, 9, TS + 50000000ULL);
+	s = fsm_metrics_find(&m, &l);
+	ok(s && s->count == 10 && s->last_ns == TS + 50000000ULL,
+	   "observe: a lower count within the clock margin keeps the count");
+	fsm_metrics_observe(&m, &l, 15, TS + sec);
+	s = fsm_metrics_find(&m, &l);
+	ok(s && s->count == 15 && s->last_ns == TS + sec && m.changed,
+	   "observe: a higher count raises the counter and the time");
+	fsm_metrics_observe(&m, &l, 2, TS + 100 * sec);
+	s = fsm_metrics_find(&m, &l);
+	ok(s && s->count == 2 && s->last_ns == TS + 100 * sec,
+	   "observe: a lower count with a clearly newer time is a remount (reset)");
+	fsm_metrics_observe(&m, &l, 1, 0);
+	s = fsm_metrics_find(&m, &l);
+	ok(s && s->count == 2, "observe: a lower count without time: no reset");
+
+	/* Another filesystem on the same device number: its own series. */
+	other = lab(254, 16, 1, "xfs", "vdb", false);
+	fsm_metrics_observe(&m, &other, 1, TS + 200 * sec);
+	ok(m.n == 2 && fsm_metrics_find(&m, &l)->count == 2 &&
+	   fsm_metrics_find(&m, &other)->count == 1,
+	   "observe: other labels on the same device: a series of its own, the old one kept");
+
+	/* NULL and "" render the same: one series. */
+	other = lab(254, 16, 1, NULL, NULL, false);
+	fsm_metrics_observe(&m, &other, 4, 0);
+	other = lab(254, 16, 1, "", "", false);
+	fsm_metrics_observe(&m, &other, 5, 0);
+	ok(m.n == 3 && fsm_metrics_find(&m, &other)->count == 5,
+	   "observe: absent and empty strings are the same label value");
+
+	other = lab(8, 1, 1, "ext4", "sda1", false);
+	ok(fsm_metrics_observe(&m, &other, 1, 0) < 0 && m.untracked == 1 && m.n == 3,
+	   "observe: beyond the bound: not tracked, counted");
+	fsm_metrics_free(&m);
+}
+
+static void test_metrics_escaping(void)
+{
+	struct fsm_metrics m;
+	struct fsm_labels l;
+	struct fsm_buf b;
+
+	fsm_buf_init(&b);
+	fsm_prom_label_value(&b, "a\\b\"c\nd\te\x01" "f\x7fg\xc3\xa9h\xffi");
+	is_str(fsm_buf_str(&b), "a\\\\b\\\"c\\nd\\\\x09e\\\\x01f\\\\x7fg\xc3\xa9h\\\\xffi",
+	       "label value: \\ \" newline escaped, controls and invalid bytes as \\xNN");
+	fsm_buf_reset(&b);
+
+	fsm_metrics_init(&m, RECV, 16);
+	l = lab(7, 0, 1, "we\"ird", "dev\\ice\nname\xfe", false);
+	fsm_metrics_observe(&m, &l, 1, TS);
+	fsm_metrics_render(&m, &b);
+	has_str(fsm_buf_str(&b),
+		"fsmsg_warnings_total{dev=\"7:0\",device=\"dev\\\\ice\\nname\\\\xfe\",fstype=\"we\\\"ird\",uuid=\"\",type=\"enospc\"} 1\n",
+		"metrics: odd names escaped in the labels");
+	check_exposition(fsm_buf_str(&b), "metrics: odd names");
+	fsm_buf_free(&b);
+	fsm_metrics_free(&m);
+}
+
+/* The monitor feeds the metrics: seed, events, gaps, overrun, refresh. */
+static void test_metrics_monitor(void)
+{
+	static const uint64_t counts_later[3] = { 0, 20, 2 };
+	struct fsm_fs_list l = { 0 }, later = { 0 };
+	struct fsm_metrics met;
+	struct fsm_labels key;
+	struct fsm_error err;
+	struct capture c;
+	struct raw r = { 0 };
+	struct fsm_buf b;
+
+	make_rows(&l);
+	cap_init(&c, false);
+	fsm_metrics_init(&met, RECV, 64);
+	c.m.metrics = &met;
+	fsm_filter_add_fstype(&c.f, "ext4");
+	fsm_filter_add_fstype(&c.f, "btrfs");
+	fsm_monitor_seed(&c.m, &l);
+	ok(met.n == 6, "seed: every type of every filtered filesystem, xfs left out");
+	key = lab(254, 16, 1, "ext4", "vdb", true);
+	ok(fsm_metrics_find(&met, &key) && fsm_metrics_find(&met, &key)->count == 0,
+	   "seed: a type without warnings is there with 0");
+
+	feed_event(&c, 2, 5, 0);	/* seed 3: 1 missed */
+	key.warning = 2;
+	is_u64(fsm_metrics_find(&met, &key)->count, 5, "event: the counter follows COUNT");
+	feed_event(&c, 2, 4, 0);	/* queued: no change */
+	is_u64(fsm_metrics_find(&met, &key)->count, 5, "older event: the counter stays");
+	fsm_monitor_overrun(&c.m);
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_later, lasts_a);
+	fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	fsm_monitor_resync(&c.m, &later, RECV);
+	is_u64(fsm_metrics_find(&met, &key)->count, 20, "resync: the counter is the kernel's");
+	key.warning = 3;
+	is_u64(fsm_metrics_find(&met, &key)->count, 2, "resync: other types too");
+	ok(met.missed == 1 + 15 + 2 && met.overruns == 1,
+	   "missed and overruns counted as reported");
+
+	/* A refresh after rate-limited warnings: counter up, nothing missed. */
+	fsm_fs_list_free(&later);
+	{
+		static const uint64_t counts_held[3] = { 0, 26, 2 };
+
+		raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_held, lasts_a);
+		fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+		raw_free(&r);
+	}
+	fsm_monitor_refresh(&c.m, &later);
+	key.warning = 2;
+	ok(fsm_metrics_find(&met, &key)->count == 26 && met.missed == 18 &&
+	   c.m.missed == 18, "refresh: counter up, the accounting left alone");
+	feed_event(&c, 2, 27, 6);	/* 21..26 held back */
+	ok(fsm_metrics_find(&met, &key)->count == 27 && met.missed == 18,
+	   "event after the refresh: its suppressed ones were not missed");
+
+	/* Filtered out: no series. */
+	build_minimal(&r, 1);	/* 8:3, no fstype */
+	feed(&c, &r);
+	raw_free(&r);
+	key = lab(8, 3, 1, NULL, NULL, false);
+	ok(!fsm_metrics_find(&met, &key), "filtered-out event: no series");
+
+	fsm_buf_init(&b);
+	fsm_metrics_render(&met, &b);
+	check_exposition(fsm_buf_str(&b), "monitor metrics");
+	has_str(fsm_buf_str(&b), "fsmsg_missed_warnings_total 18\n",
+		"rendered: missed total");
+	has_str(fsm_buf_str(&b),
+		"fsmsg_warnings_total{" L_VDB ",type=\"meta-enospc\"} 27\n",
+		"rendered: the metadata counter");
+	fsm_buf_free(&b);
+	cap_free(&c);
+	fsm_metrics_free(&met);
+	fsm_fs_list_free(&l);
+	fsm_fs_list_free(&later);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!fp)
+		return NULL;
+	if (getdelim(&buf, &len, '\0', fp) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(fp);
+	return buf;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_textfile(void)
+{
+	char dir[] = "/tmp/fsmsg-unit-tf-XXXXXX";
+	char path[256], missing[256], other[256];
+	const char *stage = NULL;
+	struct fsm_error err;
+	struct stat st;
+	char *got;
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		ok(false, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/fsmsg.prom", dir);
+	snprintf(missing, sizeof(missing), "%s/nope/fsmsg.prom", dir);
+
+	ok(fsm_textfile_check(path, &err) == 0, "check: a file in an existing folder");
+	ok(fsm_textfile_check(missing, &err) < 0, "check: a missing folder fails");
+	has_str(err.msg, "the folder ", "check: missing folder: says so");
+	has_str(err.msg, "/nope does not exist", "check: missing folder: names it");
+	ok(fsm_textfile_check(dir, &err) < 0 && strstr(err.msg, "is a folder"),
+	   "check: a folder as the file fails");
+	snprintf(other, sizeof(other), "%s/", dir);
+	ok(fsm_textfile_check(other, &err) < 0 && strstr(err.msg, "names a folder"),
+	   "check: a path ending in / fails");
+
+	ok(fsm_write_atomic(path, "one\n", 4, &stage) == 0, "write: new file");
+	got = slurp(path);
+	is_str(got, "one\n", "write: contents");
+	free(got);
+	ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644,
+	   "write: mode 0644 whatever the umask");
+	ok(fsm_write_atomic(path, "two\n", 4, &stage) == 0, "write: replace");
+	got = slurp(path);
+	is_str(got, "two\n", "write: replaced contents");
+	free(got);
+	ok(count_entries(dir) == 1, "write: no temporary file left");
+	errno = 0;
+	ok(fsm_write_atomic(missing, "x", 1, &stage) < 0 && errno == ENOENT &&
+	   !strcmp(stage, "cannot create a temporary file"),
+	   "write into a missing folder: ENOENT at the temporary file");
+	ok(count_entries(dir) == 1, "failed write: nothing left behind");
+
+	/* Leftovers of a crashed run are removed, nothing else. */
+	snprintf(other, sizeof(other), "%s/fsmsg.prom.tmp.AbC123", dir);
+	fd = open(other, O_CREAT | O_WRONLY, 0600);
+	if (fd >= 0)
+		close(fd);
+	snprintf(other, sizeof(other), "%s/fsmsg.prom.tmp.keep-me", dir);
+	fd = open(other, O_CREAT | O_WRONLY, 0600);
+	if (fd >= 0)
+		close(fd);
+	ok(fsm_textfile_cleanup(path) == 1 && count_entries(dir) == 2,
+	   "cleanup: the crashed run's temporary file only");
+	unlink(other);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- journal ---------------------------------------------------------- */
+
+static char *fields_str(const struct fsm_fields *f)
+{
+	struct fsm_buf b;
+	struct iovec iov[FSM_FIELDS_MAX];
+	size_t n = fsm_fields_iovec(f, iov);
+
+	fsm_buf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		/* The iovec and the string agree. */
+		if (strlen(fsm_fields_get(f, i)) != iov[i].iov_len)
+			fsm_buf_puts(&b, "(length mismatch)");
+		fsm_buf_append(&b, iov[i].iov_base, iov[i].iov_len);
+		fsm_buf_puts(&b, "\n");
+	}
+	fsm_buf_append(&b, "", 0);
+	return b.data;
+}
+
+#define J_ID "SYSLOG_FACILITY=3\nSYSLOG_IDENTIFIER=fsmsg\n"
+
+static void test_journal(void)
+{
+	static const char *const ids[] = {
+		FSM_MSGID_ENOSPC, FSM_MSGID_META_ENOSPC, FSM_MSGID_INODE_ENOSPC,
+		FSM_MSGID_UNKNOWN, FSM_MSGID_MISSED,
+	};
+	struct fsm_fields f;
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct raw r = { 0 };
+	char *got;
+	bool good = true;
+
+	for (size_t i = 0; i < 5; i++) {
+		good &= strlen(ids[i]) == 32 && strspn(ids[i], "0123456789abcdef") == 32;
+		for (size_t j = 0; j < i; j++)
+			good &= strcmp(ids[i], ids[j]) != 0;
+	}
+	ok(good, "MESSAGE_IDs: five distinct 128-bit ids in lower-case hex");
+	ok(!strcmp(fsm_journal_message_id(1), FSM_MSGID_ENOSPC) &&
+	   !strcmp(fsm_journal_message_id(2), FSM_MSGID_META_ENOSPC) &&
+	   !strcmp(fsm_journal_message_id(3), FSM_MSGID_INODE_ENOSPC) &&
+	   !strcmp(fsm_journal_message_id(42), FSM_MSGID_UNKNOWN),
+	   "MESSAGE_ID per warning type, one for newer types");
+
+	fsm_fields_init(&f);
+	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 5, 2, "alloc_test");
+	parse(&r, &ev, &err);
+	ok(fsm_journal_event(&f, &ev, RECV) == 0, "journal event: built");
+	got = fields_str(&f);
+	is_str(got,
+	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n"
+	       "MESSAGE_ID=" FSM_MSGID_META_ENOSPC "\n"
+	       "PRIORITY=3\n" J_ID
+	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
+	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+	       "FSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_COUNT=5\nFSMSG_SUPPRESSED=2\nFSMSG_TIMESTAMP_NS=1796283771123456789\n",
+	       "journal event: every field, in order");
+	free(got);
+	raw_free(&r);
+
+	build_minimal(&r, 7);
+	parse(&r, &ev, &err);
+	fsm_journal_event(&f, &ev, RECV);
+	got = fields_str(&f);
+	is_str(got,
+	       "MESSAGE=" RECV_STR " 8:3 - - uuid -: unknown warning 7, uid -, pid - (-), count 7\n"
+	       "MESSAGE_ID=" FSM_MSGID_UNKNOWN "\n"
+	       "PRIORITY=4\n" J_ID
+	       "FSMSG_WARNING=unknown-7\nFSMSG_WARNING_ID=7\n"
+	       "FSMSG_DEV=8:3\nFSMSG_MAJOR=8\nFSMSG_MINOR=3\n"
+	       "FSMSG_COUNT=7\nFSMSG_TIMESTAMP_NS=1700000000000000001\n",
+	       "journal event: absent attributes left out, receive time, unknown type");
+	free(got);
+	raw_free(&r);
+
+	/* Names are printable text in the journal. */
+	raw_full_event(&r, 1, 1, 0, "a\"b\\c\nd\x01" "e\xc3\xa9\xff");
+	parse(&r, &ev, &err);
+	fsm_journal_event(&f, &ev, RECV);
+	got = fields_str(&f);
+	has_str(got, "\nFSMSG_COMM=a\"b\\c\\x0ad\\x01e\xc3\xa9\\xff\n",
+		"journal: controls and invalid bytes as \\xNN, the rest verbatim");
+	has_str(got, "(a\"b\\\\c\\x0ad\\x01e\xc3\xa9\xff), count 1\nMESSAGE_ID=",
+		"journal: MESSAGE is the text line, one line");
+	free(got);
+	raw_free(&r);
+
+	{
+		struct fsm_missed ms = {
+			.major = 254, .minor = 16, .warning = 2, .missed = 12,
+			.fstype = "ext4", .device = "vdb", .has_uuid = true,
+		};
+
+		memcpy(ms.uuid, test_uuid, 16);
+		ok(fsm_journal_missed(&f, &ms) == 0, "journal missed: built");
+		got = fields_str(&f);
+		is_str(got,
+		       "MESSAGE=missed 12 meta-enospc warnings on ext4 vdb (254:16)\n"
+		       "MESSAGE_ID=" FSM_MSGID_MISSED "\n"
+		       "PRIORITY=3\n" J_ID
+		       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
+		       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+		       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+		       "FSMSG_MISSED=12\n",
+		       "journal missed: every field, in order");
+		free(got);
+	}
+	fsm_journal_text(&f, LOG_INFO, "listening: FS_MSG/events");
+	got = fields_str(&f);
+	is_str(got, "MESSAGE=listening: FS_MSG/events\nPRIORITY=6\n" J_ID,
+	       "journal diagnostic: MESSAGE, PRIORITY, identity, no MESSAGE_ID");
+	free(got);
+
+	/* The field list is bounded, not overflowed. */
+	fsm_fields_reset(&f);
+	for (int i = 0; i < FSM_FIELDS_MAX + 3; i++)
+		fsm_fields_add(&f, "X", "%d", i);
+	ok(f.n == FSM_FIELDS_MAX && f.full, "fields: bounded at FSM_FIELDS_MAX");
+	fsm_fields_free(&f);
+}
+
+/* A fake journal sink: every entry, fields one a line, then "--". */
+static void capture_sink(void *arg, const struct fsm_fields *f)
+{
+	struct capture *c = arg;
+	char *s = fields_str(f);
+
+	fsm_buf_puts(&c->log, s ? s : "(oom)\n");
+	fsm_buf_puts(&c->log, "--\n");
+	free(s);
+}
+
+static void test_monitor_journal(void)
+{
+	struct fsm_fs_list l = { 0 };
+	struct capture c;
+	struct raw r = { 0 };
+	const char *log;
+
+	make_rows(&l);
+	cap_init(&c, true);
+	c.m.log = NULL;
+	c.m.sink = capture_sink;
+	c.m.sink_arg = &c;
+	fsm_monitor_seed(&c.m, &l);
+	feed_event(&c, 1, 2, 0);	/* seed 0: 1 missed */
+	raw_begin(&r, FS_MSG_CMD_WARNING);	/* invalid */
+	raw_end(&r);
+	feed(&c, &r);
+	raw_free(&r);
+	fsm_monitor_log(&c.m, LOG_INFO, "exiting on %s", "SIGTERM");
+	cap_finish(&c);
+	log = fsm_buf_str(&c.log);
+	is_str(log,
+	       "MESSAGE=missed 1 enospc warnings on ext4 vdb (254:16)\n"
+	       "MESSAGE_ID=" FSM_MSGID_MISSED "\nPRIORITY=3\n" J_ID
+	       "FSMSG_WARNING=enospc\nFSMSG_WARNING_ID=1\n"
+	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+	       "FSMSG_MISSED=1\n--\n"
+	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data,"
+	       " uid 1000, pid 123 (alloc_test), count 2\n"
+	       "MESSAGE_ID=" FSM_MSGID_ENOSPC "\nPRIORITY=4\n" J_ID
+	       "FSMSG_WARNING=enospc\nFSMSG_WARNING_ID=1\n"
+	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+	       "FSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_COUNT=2\nFSMSG_SUPPRESSED=0\nFSMSG_TIMESTAMP_NS=1796283771123456789\n--\n"
+	       "MESSAGE=skipped an invalid FS_MSG message: missing required attributes WARNING (1), DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)\n"
+	       "PRIORITY=4\n" J_ID "--\n"
+	       "MESSAGE=exiting on SIGTERM\nPRIORITY=6\n" J_ID "--\n",
+	       "monitor to the journal: missed report, event (text MESSAGE even with --json), diagnostics");
+	ok(c.out && strstr(c.out, "\"warning\":\"enospc\"") &&
+	   c.err && !strstr(c.err, "exiting"),
+	   "monitor to the journal: stdout still JSON; log-only notices not on stderr");
+	cap_free(&c);
+	fsm_fs_list_free(&l);
+}
+
 int main(void)
 {
 	/* Output must not depend on the machine's zone or locale. */
@@ -1383,6 +1980,15 @@ int main(void)
 	test_monitor_text();
 	test_monitor_json_overrun();
 	test_monitor_filter_count();
+	test_dump_suppressed();
+	test_promcheck();
+	test_metrics_render();
+	test_metrics_observe();
+	test_metrics_escaping();
+	test_metrics_monitor();
+	test_textfile();
+	test_journal();
+	test_monitor_journal();
 
 	printf("1..%d\n", tests);
 	printf("# %d passed, %d failed\n", tests - failed, failed);

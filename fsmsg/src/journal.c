@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Structured journal entries for --journal, as lists of FIELD=value.
+ */
+#include "journal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+void fsm_fields_init(struct fsm_fields *f)
+{
+	memset(f, 0, sizeof(*f));
+	fsm_buf_init(&f->buf);
+}
+
+void fsm_fields_free(struct fsm_fields *f)
+{
+	fsm_buf_free(&f->buf);
+	fsm_fields_init(f);
+}
+
+void fsm_fields_reset(struct fsm_fields *f)
+{
+	fsm_buf_reset(&f->buf);
+	f->n = 0;
+	f->full = false;
+}
+
+/* Start a field: NAME= at the end of the buffer. */
+static int begin(struct fsm_fields *f, const char *name)
+{
+	if (f->n == FSM_FIELDS_MAX) {
+		f->full = true;
+		return -1;
+	}
+	f->off[f->n] = f->buf.len;
+	return fsm_buf_printf(&f->buf, "%s=", name);
+}
+
+/* End it: drop a trailing newline, record it, NUL-terminate it. */
+static int end(struct fsm_fields *f)
+{
+	struct fsm_buf *b = &f->buf;
+
+	if (b->oom)
+		return -1;
+	if (b->len > f->off[f->n] && b->data[b->len - 1] == '\n')
+		b->data[--b->len] = '\0';
+	f->len[f->n] = b->len - f->off[f->n];
+	f->n++;
+	return fsm_buf_append(b, "", 1);
+}
+
+int fsm_fields_add(struct fsm_fields *f, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (begin(f, name) < 0)
+		return -1;
+	va_start(ap, fmt);
+	fsm_buf_vprintf(&f->buf, fmt, ap);
+	va_end(ap);
+	return end(f);
+}
+
+int fsm_fields_add_str(struct fsm_fields *f, const char *name, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (!s)
+		return 0;
+	if (begin(f, name) < 0)
+		return -1;
+	while (*s) {
+		size_t n = fsm_utf8_seq(s);
+
+		if (n == 0 || *s < 0x20 || *s == 0x7f) {
+			fsm_buf_printf(&f->buf, "\\x%02x", *s);
+			s++;
+		} else {
+			fsm_buf_append(&f->buf, s, n);
+			s += n;
+		}
+	}
+	return end(f);
+}
+
+const char *fsm_fields_get(const struct fsm_fields *f, size_t i)
+{
+	return i < f->n && !f->buf.oom ? f->buf.data + f->off[i] : NULL;
+}
+
+size_t fsm_fields_iovec(const struct fsm_fields *f, struct iovec *iov)
+{
+	if (f->buf.oom)
+		return 0;
+	for (size_t i = 0; i < f->n; i++) {
+		iov[i].iov_base = f->buf.data + f->off[i];
+		iov[i].iov_len = f->len[i];
+	}
+	return f->n;
+}
+
+const char *fsm_journal_message_id(uint32_t warning)
+{
+	switch (warning) {
+	case FS_MSG_WARN_ENOSPC:
+		return FSM_MSGID_ENOSPC;
+	case FS_MSG_WARN_META_ENOSPC:
+		return FSM_MSGID_META_ENOSPC;
+	case FS_MSG_WARN_INODE_ENOSPC:
+		return FSM_MSGID_INODE_ENOSPC;
+	default:
+		return FSM_MSGID_UNKNOWN;
+	}
+}
+
+/* Fields every entry has, after MESSAGE (and MESSAGE_ID). */
+static void identity(struct fsm_fields *f, int prio)
+{
+	fsm_fields_add(f, "PRIORITY", "%d", prio);
+	fsm_fields_add(f, "SYSLOG_FACILITY", "%d", FSM_JOURNAL_FACILITY);
+	fsm_fields_add(f, "SYSLOG_IDENTIFIER", "%s", "fsmsg");
+}
+
+static void warning_fields(struct fsm_fields *f, uint32_t warning)
+{
+	const char *name = fsm_warning_name(warning);
+
+	if (name)
+		fsm_fields_add(f, "FSMSG_WARNING", "%s", name);
+	else
+		fsm_fields_add(f, "FSMSG_WARNING", "unknown-%u", warning);
+	fsm_fields_add(f, "FSMSG_WARNING_ID", "%u", warning);
+}
+
+static void fs_fields(struct fsm_fields *f, uint32_t major, uint32_t minor,
+		      const char *device, const char *fstype, bool has_uuid,
+		      const uint8_t *uuid)
+{
+	fsm_fields_add(f, "FSMSG_DEV", "%u:%u", major, minor);
+	fsm_fields_add(f, "FSMSG_MAJOR", "%u", major);
+	fsm_fields_add(f, "FSMSG_MINOR", "%u", minor);
+	fsm_fields_add_str(f, "FSMSG_DEVICE", device);
+	fsm_fields_add_str(f, "FSMSG_FSTYPE", fstype);
+	if (has_uuid && begin(f, "FSMSG_UUID") == 0) {
+		fsm_format_uuid(&f->buf, uuid);
+		end(f);
+	}
+}
+
+/* Reset, then start MESSAGE=; the caller formats it and calls end(). */
+static int message_begin(struct fsm_fields *f)
+{
+	fsm_fields_reset(f);
+	return begin(f, "MESSAGE");
+}
+
+static int finish(struct fsm_fields *f)
+{
+	return f->buf.oom || f->full ? -1 : 0;
+}
+
+int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
+		      uint64_t recv_ns)
+{
+	if (message_begin(f) < 0)
+		return -1;
+	fsm_format_event_text(&f->buf, ev, recv_ns);
+	end(f);
+	fsm_fields_add(f, "MESSAGE_ID", "%s", fsm_journal_message_id(ev->warning));
+	identity(f, ev->warning == FS_MSG_WARN_META_ENOSPC ? LOG_ERR : LOG_WARNING);
+	warning_fields(f, ev->warning);
+	fs_fields(f, ev->major, ev->minor, ev->device, ev->fstype, ev->has_uuid,
+		  ev->uuid);
+	if (ev->has_uid)
+		fsm_fields_add(f, "FSMSG_UID", "%llu", (unsigned long long)ev->uid);
+	if (ev->has_pid)
+		fsm_fields_add(f, "FSMSG_PID", "%u", ev->pid);
+	fsm_fields_add_str(f, "FSMSG_COMM", ev->comm);
+	fsm_fields_add(f, "FSMSG_COUNT", "%llu", (unsigned long long)ev->count);
+	if (ev->has_suppressed)
+		fsm_fields_add(f, "FSMSG_SUPPRESSED", "%llu",
+			       (unsigned long long)ev->suppressed);
+	fsm_fields_add(f, "FSMSG_TIMESTAMP_NS", "%llu",
+		       (unsigned long long)(ev->has_timestamp ? ev->timestamp_ns
+							      : recv_ns));
+	return finish(f);
+}
+
+int fsm_journal_missed(struct fsm_fields *f, const struct fsm_missed *ms)
+{
+	if (message_begin(f) < 0)
+		return -1;
+	fsm_format_missed_words(&f->buf, ms);
+	end(f);
+	fsm_fields_add(f, "MESSAGE_ID", "%s", FSM_MSGID_MISSED);
+	identity(f, LOG_ERR);
+	warning_fields(f, ms->warning);
+	fs_fields(f, ms->major, ms->minor, ms->device, ms->fstype, ms->has_uuid,
+		  ms->uuid);
+	fsm_fields_add(f, "FSMSG_MISSED", "%llu", (unsigned long long)ms->missed);
+	return finish(f);
+}
+
+int fsm_journal_text(struct fsm_fields *f, int prio, const char *message)
+{
+	if (message_begin(f) < 0)
+		return -1;
+	fsm_buf_puts(&f->buf, message);
+	end(f);
+	identity(f, prio);
+	return finish(f);
+}

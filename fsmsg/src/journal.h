@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Structured journal entries for --journal: the list of FIELD=value pairs
+ * of an event, a missed-warning report or a diagnostic. Pure functions
+ * without libsystemd: main.c hands the list to sd_journal_sendv(), the
+ * tests to a fake sink.
+ */
+#ifndef FSMSG_JOURNAL_H
+#define FSMSG_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "event.h"
+#include "format.h"
+
+/* More than any entry here has (an event has 19). */
+#define FSM_FIELDS_MAX 32
+
+/*
+ * MESSAGE_ID of each kind of entry: fixed 128-bit ids, so that
+ * `journalctl MESSAGE_ID=...` finds them on any machine.
+ */
+#define FSM_MSGID_ENOSPC	"62dec85a94f54ce49a5392a28113e3d9"
+#define FSM_MSGID_META_ENOSPC	"5155047038ae484e943a282a1358d59a"
+#define FSM_MSGID_INODE_ENOSPC	"fe03565bc21444bf8390f30842e9c298"
+#define FSM_MSGID_UNKNOWN	"f1ef459928ec4f97b7e8071091dbd8c5"
+#define FSM_MSGID_MISSED	"aea531d5c4ed4dcebe99b078603528b5"
+
+/* SYSLOG_FACILITY of every entry: LOG_DAEMON, as the syslog output. */
+#define FSM_JOURNAL_FACILITY 3
+
+/* "NAME=value" entries, back to back in one buffer, each NUL-terminated. */
+struct fsm_fields {
+	struct fsm_buf buf;
+	size_t off[FSM_FIELDS_MAX];
+	size_t len[FSM_FIELDS_MAX];	/* without the NUL */
+	size_t n;
+	bool full;		/* a field was dropped: more than FSM_FIELDS_MAX */
+};
+
+void fsm_fields_init(struct fsm_fields *f);
+void fsm_fields_free(struct fsm_fields *f);
+void fsm_fields_reset(struct fsm_fields *f);
+
+/* NAME=<printf>. Returns 0, or -1 when out of memory or full. */
+int fsm_fields_add(struct fsm_fields *f, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* NAME=<s> with control characters and bytes that are not UTF-8 written as
+ * \xNN, so that every value is printable text; NULL adds nothing. */
+int fsm_fields_add_str(struct fsm_fields *f, const char *name, const char *s);
+
+/* Field @i as a string "NAME=value". */
+const char *fsm_fields_get(const struct fsm_fields *f, size_t i);
+/* Point @iov (FSM_FIELDS_MAX entries) at the fields; returns how many. */
+size_t fsm_fields_iovec(const struct fsm_fields *f, struct iovec *iov);
+
+/* MESSAGE_ID of a warning type (FSM_MSGID_UNKNOWN for newer types). */
+const char *fsm_journal_message_id(uint32_t warning);
+
+/*
+ * The entries, into @f (reset first). Fields the kernel did not send are
+ * left out. MESSAGE is the text output's line; @recv_ns stands in for an
+ * absent TIMESTAMP, as in the text output. Each returns 0, or -1 when out
+ * of memory.
+ */
+int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
+		      uint64_t recv_ns);
+int fsm_journal_missed(struct fsm_fields *f, const struct fsm_missed *ms);
+/* A diagnostic: MESSAGE, PRIORITY and the identity fields only. */
+int fsm_journal_text(struct fsm_fields *f, int prio, const char *message);
+
+#endif

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Prometheus metrics for node_exporter's textfile collector: a sorted
+ * table of series, the exposition format, and the atomic file rewrite.
+ */
+#include "metrics.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "accounting.h"
+
+#define NSEC_PER_SEC 1000000000ULL
+
+enum { KEY_DEVICE, KEY_FSTYPE, KEY_UUID };
+
+void fsm_metrics_init(struct fsm_metrics *m, uint64_t start_ns, size_t max)
+{
+	memset(m, 0, sizeof(*m));
+	m->start_ns = start_ns;
+	m->max = max ? max : 1;
+	fsm_buf_init(&m->strings);
+	for (int i = 0; i < 3; i++)
+		fsm_buf_init(&m->key[i]);
+}
+
+void fsm_metrics_free(struct fsm_metrics *m)
+{
+	free(m->v);
+	fsm_buf_free(&m->strings);
+	for (int i = 0; i < 3; i++)
+		fsm_buf_free(&m->key[i]);
+	m->v = NULL;
+	m->n = m->cap = 0;
+}
+
+static const char *str(const struct fsm_metrics *m, size_t off)
+{
+	return m->strings.data + off;
+}
+
+int fsm_prom_label_value(struct fsm_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (!s)
+		return b->oom ? -1 : 0;
+	while (*s) {
+		size_t n = fsm_utf8_seq(s);
+
+		if (*s == '\\') {
+			fsm_buf_puts(b, "\\\\");
+		} else if (*s == '"') {
+			fsm_buf_puts(b, "\\\"");
+		} else if (*s == '\n') {
+			fsm_buf_puts(b, "\\n");
+		} else if (n == 0 || *s < 0x20 || *s == 0x7f) {
+			/* The format only knows three escapes: the label
+			 * value holds the four characters \xNN instead. */
+			fsm_buf_printf(b, "\\\\x%02x", *s);
+		} else {
+			fsm_buf_append(b, s, n);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+	return b->oom ? -1 : 0;
+}
+
+/* Render the labels of @l into m->key[]. Returns 0 or -1 (out of memory). */
+static int render_key(struct fsm_metrics *m, const struct fsm_labels *l)
+{
+	for (int i = 0; i < 3; i++)
+		fsm_buf_reset(&m->key[i]);
+	fsm_prom_label_value(&m->key[KEY_DEVICE], l->device);
+	fsm_prom_label_value(&m->key[KEY_FSTYPE], l->fstype);
+	if (l->has_uuid)
+		fsm_format_uuid(&m->key[KEY_UUID], l->uuid);
+	for (int i = 0; i < 3; i++) {
+		/* Make an empty buffer a string too. */
+		if (fsm_buf_append(&m->key[i], "", 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_key(const struct fsm_series *s, const struct fsm_metrics *m,
+		   const struct fsm_labels *l)
+{
+	int c;
+
+	if (s->major != l->major)
+		return s->major < l->major ? -1 : 1;
+	if (s->minor != l->minor)
+		return s->minor < l->minor ? -1 : 1;
+	if (s->warning != l->warning)
+		return s->warning < l->warning ? -1 : 1;
+	if ((c = strcmp(str(m, s->uuid), fsm_buf_str(&m->key[KEY_UUID]))))
+		return c;
+	if ((c = strcmp(str(m, s->fstype), fsm_buf_str(&m->key[KEY_FSTYPE]))))
+		return c;
+	return strcmp(str(m, s->device), fsm_buf_str(&m->key[KEY_DEVICE]));
+}
+
+/* Index of the first series not below the key in m->key[]; *found. */
+static size_t lower_bound(const struct fsm_metrics *m,
+			  const struct fsm_labels *l, bool *found)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_key(&m->v[mid], m, l) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < m->n && cmp_key(&m->v[lo], m, l) == 0;
+	return lo;
+}
+
+const struct fsm_series *fsm_metrics_find(struct fsm_metrics *m,
+					  const struct fsm_labels *l)
+{
+	bool found;
+	size_t i;
+
+	if (render_key(m, l) < 0)
+		return NULL;
+	i = lower_bound(m, l, &found);
+	return found ? &m->v[i] : NULL;
+}
+
+/* Append m->key[@i] with its NUL to the strings; its offset in *off. */
+static int keep(struct fsm_metrics *m, int i, size_t *off)
+{
+	*off = m->strings.len;
+	return fsm_buf_append(&m->strings, fsm_buf_str(&m->key[i]),
+			      m->key[i].len + 1);
+}
+
+static int insert(struct fsm_metrics *m, size_t at, const struct fsm_labels *l,
+		  uint64_t count, uint64_t ts_ns)
+{
+	struct fsm_series s = {
+		.major = l->major, .minor = l->minor, .warning = l->warning,
+		.count = count, .last_ns = ts_ns,
+	};
+	size_t mark = m->strings.len;
+
+	if (m->n >= m->max) {
+		m->untracked++;
+		return -1;
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct fsm_series *v;
+
+		if (cap > SIZE_MAX / sizeof(*v))
+			return -1;
+		v = realloc(m->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		m->v = v;
+		m->cap = cap;
+	}
+	if (keep(m, KEY_DEVICE, &s.device) < 0 ||
+	    keep(m, KEY_FSTYPE, &s.fstype) < 0 ||
+	    keep(m, KEY_UUID, &s.uuid) < 0) {
+		/* Forget the part that went in; the buffer stays usable. */
+		m->strings.len = mark;
+		m->strings.oom = false;
+		return -1;
+	}
+	memmove(&m->v[at + 1], &m->v[at], (m->n - at) * sizeof(*m->v));
+	m->v[at] = s;
+	m->n++;
+	m->changed = true;
+	return 0;
+}
+
+int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
+			uint64_t count, uint64_t ts_ns)
+{
+	struct fsm_series *s;
+	bool found;
+	size_t i;
+
+	if (render_key(m, l) < 0)
+		return -1;
+	i = lower_bound(m, l, &found);
+	if (!found)
+		return insert(m, i, l, count, ts_ns);
+	s = &m->v[i];
+	if (count > s->count) {
+		s->count = count;
+		if (ts_ns > s->last_ns)
+			s->last_ns = ts_ns;
+		m->changed = true;
+	} else if (count < s->count && fsm_remounted(ts_ns, s->last_ns)) {
+		/* Mounted again: the kernel counts from zero. */
+		s->count = count;
+		s->last_ns = ts_ns;
+		m->changed = true;
+	} else if (ts_ns > s->last_ns) {
+		s->last_ns = ts_ns;
+		m->changed = true;
+	}
+	return 0;
+}
+
+static void labels(struct fsm_buf *b, const struct fsm_metrics *m,
+		   const struct fsm_series *s)
+{
+	fsm_buf_printf(b, "{dev=\"%u:%u\",device=\"%s\",fstype=\"%s\",uuid=\"%s\",type=\"",
+		       s->major, s->minor, str(m, s->device), str(m, s->fstype),
+		       str(m, s->uuid));
+	fsm_format_warning_name(b, s->warning);
+	fsm_buf_puts(b, "\"}");
+}
+
+static void family(struct fsm_buf *b, const char *name, const char *type,
+		   const char *help)
+{
+	fsm_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Seconds with all nine decimals: exact, and the same bytes every time. */
+static void seconds(struct fsm_buf *b, uint64_t ns)
+{
+	fsm_buf_printf(b, " %llu.%09llu\n", (unsigned long long)(ns / NSEC_PER_SEC),
+		       (unsigned long long)(ns % NSEC_PER_SEC));
+}
+
+int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b)
+{
+	family(b, "fsmsg_warnings_total", "counter",
+	       "Out-of-space warnings the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.");
+	for (size_t i = 0; i < m->n; i++) {
+		fsm_buf_puts(b, "fsmsg_warnings_total");
+		labels(b, m, &m->v[i]);
+		fsm_buf_printf(b, " %llu\n", (unsigned long long)m->v[i].count);
+	}
+	family(b, "fsmsg_last_warning_timestamp_seconds", "gauge",
+	       "Time of the latest such warning in seconds since the epoch; no series until there was one.");
+	for (size_t i = 0; i < m->n; i++) {
+		if (!m->v[i].last_ns)
+			continue;
+		fsm_buf_puts(b, "fsmsg_last_warning_timestamp_seconds");
+		labels(b, m, &m->v[i]);
+		seconds(b, m->v[i].last_ns);
+	}
+	family(b, "fsmsg_missed_warnings_total", "counter",
+	       "Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).");
+	fsm_buf_printf(b, "fsmsg_missed_warnings_total %llu\n",
+		       (unsigned long long)m->missed);
+	family(b, "fsmsg_overruns_total", "counter",
+	       "Times the kernel dropped messages because fsmsg's socket receive buffer was full.");
+	fsm_buf_printf(b, "fsmsg_overruns_total %llu\n",
+		       (unsigned long long)m->overruns);
+	family(b, "fsmsg_start_time_seconds", "gauge",
+	       "Start time of the fsmsg process in seconds since the epoch.");
+	fsm_buf_puts(b, "fsmsg_start_time_seconds");
+	seconds(b, m->start_ns);
+	return b->oom ? -1 : 0;
+}
+
+int fsm_write_atomic(const char *path, const void *data, size_t len,
+		     const char **stage)
+{
+	const unsigned char *p = data;
+	char *tmp = NULL;
+	int fd = -1, saved;
+
+	*stage = "cannot create a temporary file";
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		saved = errno;
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	*stage = "cannot write the temporary file";
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			goto fail;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	/* mkstemp made it 0600; node_exporter runs as another user. */
+	*stage = "cannot make the temporary file readable";
+	if (fchmod(fd, 0644) < 0)
+		goto fail;
+	*stage = "cannot flush the temporary file to disk";
+	if (fsync(fd) < 0)
+		goto fail;
+	*stage = "cannot close the temporary file";
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	*stage = "cannot rename the temporary file";
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return -1;
+}
+
+/* The folder of absolute @path, malloc()ed; *base points into @path. */
+static char *folder_of(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (!slash)
+		return NULL;
+	*base = slash + 1;
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	return dir;
+}
+
+static int check_fail(struct fsm_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int check_fail(struct fsm_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int fsm_textfile_check(const char *path, struct fsm_error *err)
+{
+	const char *base = NULL;
+	char *dir = folder_of(path, &base);
+	struct stat st;
+	int ret = -1;
+
+	err->msg[0] = '\0';
+	if (!dir)
+		return check_fail(err, "invalid metrics file '%s'", path);
+	if (!*base) {
+		check_fail(err, "metrics file '%s' names a folder, not a file", path);
+	} else if (stat(dir, &st) < 0) {
+		if (errno == ENOENT)
+			check_fail(err, "cannot write the metrics file %s: the folder %s does not exist",
+				   path, dir);
+		else
+			check_fail(err, "cannot write the metrics file %s: %s: %s",
+				   path, dir, strerror(errno));
+	} else if (!S_ISDIR(st.st_mode)) {
+		check_fail(err, "cannot write the metrics file %s: %s is not a folder",
+			   path, dir);
+	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		check_fail(err, "metrics file %s is a folder", path);
+	} else if (access(dir, W_OK | X_OK) < 0) {
+		check_fail(err, "cannot write the metrics file %s: folder %s: %s",
+			   path, dir, strerror(errno));
+	} else {
+		ret = 0;
+	}
+	free(dir);
+	return ret;
+}
+
+int fsm_textfile_cleanup(const char *path)
+{
+	const char *base = NULL;
+	char *dir = folder_of(path, &base), *prefix = NULL;
+	struct dirent *de;
+	size_t plen;
+	int removed = 0;
+	DIR *d;
+
+	if (!dir || asprintf(&prefix, "%s.tmp.", base) < 0) {
+		free(dir);
+		return 0;
+	}
+	plen = strlen(prefix);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		if (!strncmp(de->d_name, prefix, plen) &&
+		    strlen(de->d_name) == plen + 6 &&
+		    unlinkat(dirfd(d), de->d_name, 0) == 0)
+			removed++;
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(dir);
+	return removed;
+}

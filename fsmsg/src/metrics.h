@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Prometheus metrics of --prometheus-textfile: one series per
+ * (filesystem, warning type) holding the kernel's cumulative count and the
+ * time of the latest warning, plus fsmsg's own counters; rendered in the
+ * text exposition format (0.0.4) for node_exporter's textfile collector,
+ * and written atomically. No global state.
+ *
+ * A series is identified by its rendered labels: dev (MAJ:MIN), device,
+ * fstype, uuid and type. It is never removed while fsmsg runs (a Prometheus
+ * counter must not disappear or go backwards), so an unmounted filesystem
+ * keeps its series until fsmsg restarts, and a different filesystem later
+ * mounted on the same device number gets series of its own.
+ */
+#ifndef FSMSG_METRICS_H
+#define FSMSG_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "format.h"
+
+#define FSM_METRICS_DEFAULT_MAX_SERIES 65536
+
+/* What identifies a series, before rendering. Strings may be NULL (""). */
+struct fsm_labels {
+	uint32_t major;
+	uint32_t minor;
+	uint32_t warning;
+	const char *fstype;
+	const char *device;
+	bool has_uuid;
+	uint8_t uuid[FSM_UUID_LEN];
+};
+
+struct fsm_series {
+	uint32_t major;
+	uint32_t minor;
+	uint32_t warning;
+	/* Rendered (escaped) label values, as offsets into the table's
+	 * strings; uuid is "" when the filesystem has none. */
+	size_t device;
+	size_t fstype;
+	size_t uuid;
+	uint64_t count;		/* the kernel's cumulative count */
+	uint64_t last_ns;	/* latest warning, CLOCK_REALTIME; 0: none */
+};
+
+struct fsm_metrics {
+	struct fsm_series *v;	/* sorted by major, minor, warning, labels */
+	size_t n;
+	size_t cap;
+	size_t max;
+	uint64_t untracked;	/* observations of series beyond @max */
+	uint64_t start_ns;	/* fsmsg_start_time_seconds */
+	uint64_t overruns;	/* fsmsg_overruns_total */
+	uint64_t missed;	/* fsmsg_missed_warnings_total */
+	bool changed;		/* since the caller last cleared it */
+	struct fsm_buf strings;	/* the label values, NUL-terminated, packed */
+	struct fsm_buf key[3];	/* scratch: rendered device, fstype, uuid */
+};
+
+void fsm_metrics_init(struct fsm_metrics *m, uint64_t start_ns, size_t max);
+void fsm_metrics_free(struct fsm_metrics *m);
+
+/*
+ * The kernel says the count of @l is @count, its latest warning at @ts_ns
+ * (0: unknown). The series is created if new. Its count only grows
+ * (messages queued before a dump carry older counts), except when a lower
+ * count comes with a clearly newer timestamp: the filesystem was mounted
+ * again and the kernel's count restarted, a counter reset Prometheus
+ * handles. Returns 0, or -1 when the series cannot be tracked (full, or
+ * out of memory).
+ */
+int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
+			uint64_t count, uint64_t ts_ns);
+
+/* The series of @l, or NULL. (Not const: it renders into m->key.) */
+const struct fsm_series *fsm_metrics_find(struct fsm_metrics *m,
+					  const struct fsm_labels *l);
+
+/* A label value as the exposition format quotes it (without the quotes):
+ * \ " and newline escaped, bytes that are not UTF-8 written as \xNN. */
+int fsm_prom_label_value(struct fsm_buf *b, const char *s);
+
+/* The whole file. Returns 0, or -1 when out of memory. */
+int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b);
+
+/*
+ * Replace @path atomically with @len bytes of @data: a temporary file
+ * "@path.tmp.XXXXXX" in the same folder, written, flushed to disk, made
+ * 0644, renamed over @path. Readers see the old file or the new one, never
+ * a part. Returns 0, or -1 with errno set and *@stage naming the step that
+ * failed; the temporary file is removed then.
+ */
+int fsm_write_atomic(const char *path, const void *data, size_t len,
+		     const char **stage);
+
+/*
+ * Check at start that @path (absolute) can be a metrics file: its folder
+ * exists and is writable, and @path is not a folder. Returns 0, or -1
+ * with a sentence in @err.
+ */
+int fsm_textfile_check(const char *path, struct fsm_error *err);
+
+/* Remove "@path.tmp.*" files left by a crashed run. Returns how many. */
+int fsm_textfile_cleanup(const char *path);
+
+#endif
