@@ -23,6 +23,7 @@ struct config {
 	uint64_t max_ops, max_bytes;	/* 0: no bound */
 	uint64_t after_full;
 	size_t symlink_len;
+	size_t name_len;		/* entry names padded to this; 0: natural */
 	enum flood_op flood_op;
 	unsigned threads;
 	uint64_t flood_ops;		/* per thread; 0: no bound */

@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,7 +31,7 @@ struct fill_state {
 	char *map;		/* mmap window at off, or NULL */
 	size_t page;
 	char *target;		/* symlink target */
-	char name[48];		/* current data file or entry, e.g. "data.000001" */
+	char name[NAME_MAX + 1];	/* current data file or entry, e.g. "data.000001" */
 };
 
 static void record(struct run *r, struct fill_state *s, int err, uint64_t bytes, bool shrt,
@@ -205,10 +207,15 @@ static void step_entry(struct run *r, struct fill_state *s)
 	static const char *const prefix[] = {
 		[M_FILES] = "file", [M_DIRS] = "dir", [M_SYMLINKS] = "link",
 	};
+	size_t n;
 	int fd;
 
 	/* A new name per attempt, also after a failure. */
-	snprintf(s->name, sizeof(s->name), "%s.%" PRIu64, prefix[s->mode], s->seq++);
+	n = (size_t)snprintf(s->name, sizeof(s->name), "%s.%" PRIu64, prefix[s->mode], s->seq++);
+	if (r->cfg->name_len > n) {
+		memset(s->name + n, '_', r->cfg->name_len - n);
+		s->name[r->cfg->name_len] = '\0';
+	}
 	switch (s->mode) {
 	case M_FILES:
 		fd = openat(r->wfd, s->name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);

@@ -62,6 +62,8 @@ static const char help_text[] =
 "      --max-bytes BYTES       stop once BYTES are written (in whole blocks)\n"
 "      --after-full N          issue N more operations after the first ENOSPC\n"
 "                              (default 0: stop at the first ENOSPC)\n"
+"      --name-len N            pad entry names to N bytes, 1-255 (long names\n"
+"                              fill directories and btrfs metadata sooner)\n"
 "      --symlink-target-len N  target length, 1-4095 (default 200: too long for\n"
 "                              a symlink stored inside the inode)\n"
 "  -k, --keep                  keep the work folder, and the filesystem full\n"
@@ -171,6 +173,7 @@ static enum flood_op parse_flood_op(const char *s)
 
 enum {
 	OPT_FILE_SIZE = 256, OPT_MAX_OPS, OPT_MAX_BYTES, OPT_AFTER_FULL, OPT_SYMLINK_LEN,
+	OPT_NAME_LEN,
 	OPT_WORKDIR, OPT_FLOOD_OP, OPT_OPS, OPT_SECONDS, OPT_NO_FILL,
 };
 
@@ -179,6 +182,7 @@ enum {
 	G_MODE = 1 << 0, G_BLOCK = 1 << 1, G_FILE_SIZE = 1 << 2, G_MAX_OPS = 1 << 3,
 	G_MAX_BYTES = 1 << 4, G_AFTER_FULL = 1 << 5, G_SYMLINK_LEN = 1 << 6,
 	G_FLOOD = 1 << 7,	/* any of the flood options */
+	G_NAME_LEN = 1 << 8,
 };
 
 #define DATA_MODES "when writing data (not files, dirs, symlinks, flood create or mkdir)"
@@ -199,6 +203,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
 		{ "after-full", required_argument, NULL, OPT_AFTER_FULL },
 		{ "symlink-target-len", required_argument, NULL, OPT_SYMLINK_LEN },
+		{ "name-len", required_argument, NULL, OPT_NAME_LEN },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "workdir-name", required_argument, NULL, OPT_WORKDIR },
 		{ "json", no_argument, NULL, 'j' },
@@ -250,6 +255,10 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 			cfg->symlink_len = (size_t)number("--symlink-target-len", optarg, false, 1,
 							  PATH_MAX - 1);
 			given |= G_SYMLINK_LEN;
+			break;
+		case OPT_NAME_LEN:
+			cfg->name_len = (size_t)number("--name-len", optarg, false, 1, NAME_MAX);
+			given |= G_NAME_LEN;
 			break;
 		case 'k':
 			cfg->keep = true;
@@ -333,6 +342,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	only_if(given, G_AFTER_FULL, !flood, "--after-full", "outside flood mode");
 	only_if(given, G_SYMLINK_LEN, cfg->mode == M_SYMLINKS, "--symlink-target-len",
 		"in symlinks mode");
+	only_if(given, G_NAME_LEN, cfg->mode == M_FILES || cfg->mode == M_DIRS ||
+		cfg->mode == M_SYMLINKS, "--name-len", "in files, dirs and symlinks modes");
 	only_if(given, G_MAX_OPS | G_MAX_BYTES, !cfg->no_fill, "--max-ops, --max-bytes, COUNT",
 		"with a fill (they bound the fill, not the flood), not with --no-fill");
 	if (flood && !cfg->flood_ops && cfg->flood_seconds <= 0)

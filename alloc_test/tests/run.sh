@@ -228,6 +228,8 @@ usage "--max-bytes in dirs mode" "--max-bytes: only valid when writing data or s
 usage "--after-full in flood mode" "--after-full: only valid outside flood" -m flood --ops 1 --after-full 1 "$none"
 usage "--symlink-target-len in files mode" "only valid in symlinks mode" -m files --symlink-target-len 9 "$none"
 usage "--symlink-target-len too long" "between 1 and 4095" -m symlinks --symlink-target-len 4096 "$none"
+usage "--name-len in buffered mode" "only valid in files, dirs and symlinks modes" -m buffered --name-len 9 "$none"
+usage "--name-len too long" "between 1 and 255" -m files --name-len 256 "$none"
 usage "--no-fill with --max-ops" "not with --no-fill" -m flood --ops 1 --no-fill --max-ops 5 "$none"
 usage "flood without --ops or --seconds" "needs --ops N or --seconds T" -m flood "$none"
 usage "O_DIRECT block size" "multiple of 512" -m direct -b 1000 "$none"
@@ -337,6 +339,8 @@ esac
 rm -r "$d/mine" && mkdir "$d/mine"
 t "--workdir-name: an existing empty folder is used" 1 "ops=2 ok=2" -m files --max-ops 2 --keep --workdir-name mine
 check "--workdir-name: the files are in the existing folder" test -f "$d/mine/file.1"
+t "--name-len 200: long entry names" 1 "ops=3 ok=3" -m dirs --max-ops 3 --name-len 200 --keep --workdir-name long
+check "--name-len: names are 200 bytes" test "$(ls "$d/long" | awk '{ print length($0) }' | sort -u)" = 200
 t "--quiet drops the notes" 1 "ops=1" -m files --max-ops 1 --quiet
 check "--quiet: stderr is empty" test -z "$err"
 
