@@ -8,6 +8,7 @@
 #   - CLI tests of fsmsg and fsmsg.static (relayed)
 #   - ../contrib/: Prometheus rules, systemd unit, journal catalog, rsyslog
 #     snippet, MESSAGE_IDs (relayed)
+#   - a smoke run of the benchmark, tiny N, no rate asserted (one point)
 #   - a short libFuzzer run over the parser (one point)
 #   - gcc -fanalyzer over every source (one point)
 # Ends with "# N passed, N failed"; exits non-zero on any failure.
@@ -98,6 +99,46 @@ if [ -d ../contrib ]; then
 else
 	n=$((n + 1))
 	echo "ok $n - contrib # SKIP no ../contrib folder"
+fi
+
+# The benchmark runs and its table reads right (rates are not judged:
+# timings on a shared machine would make this flaky); under valgrind too.
+bench_table() { # FILE: the rows text and json, and the target line
+	awk '
+	$1 == "text" || $1 == "json" {
+		if (NF != 6 || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ ||
+		    $4 !~ /^[0-9]+$/ || $5 !~ /^[0-9]+\.[0-9]$/ ||
+		    $6 !~ /^[0-9]+\.[0-9]$/ || $2 + 0 <= 0 ||
+		    $3 + 0 > $2 + 0 || $2 + 0 > $4 + 0)
+			bad = 1
+		d = $5 * $2 / 1e9 - 1
+		if (d > 0.01 || d < -0.01)
+			bad = 1
+		rows[$1] = 1
+	}
+	/^target: at least 1000000 msg\/s .*: (met|NOT met)$/ { target = 1 }
+	END { exit !(rows["text"] && rows["json"] && target && !bad) }' "$1"
+}
+if [ -x "$OUT/parse_bench" ]; then
+	desc="bench: parse_bench smoke run (64 messages), table parses"
+	ok=OK
+	if ! "$OUT/parse_bench" -n 64 -r 5 -w 1 >"$LOG/bench.out" 2>"$LOG/bench.err" ||
+	   [ -s "$LOG/bench.err" ] || ! bench_table "$LOG/bench.out"; then
+		ok=FAIL
+	fi
+	if [ $ok = OK ] && command -v "$VALGRIND" >/dev/null 2>&1; then
+		desc="$desc, valgrind clean"
+		"$VALGRIND" -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite,indirect,possible \
+			"$OUT/parse_bench" -n 64 -r 1 -w 0 \
+			>"$LOG/bench-valgrind.out" 2>"$LOG/bench.err" || ok=FAIL
+	fi
+	point $ok "$desc"
+	if [ $ok = FAIL ]; then
+		sed 's/^/#   /' "$LOG/bench.out" "$LOG/bench.err" | tail -n 30
+	fi
+else
+	point FAIL "bench: $OUT/parse_bench was not built"
 fi
 
 if [ -x "$OUT/fuzz_parser" ]; then
