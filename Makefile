@@ -10,8 +10,18 @@ BUILD		?= $(CURDIR)/build
 KERNEL_TARBALL	?= /usr/src/linux-source-6.12.tar.xz
 KSRC		:= $(BUILD)/linux
 KOBJ		:= $(BUILD)/kernel
+KOBJ_DEBUG	:= $(BUILD)/kernel-debug
 KCONFIG		:= kconfig/qemu.config
+KCONFIG_DEBUG	:= kconfig/debug.config
 BZIMAGE		:= $(KOBJ)/arch/x86/boot/bzImage
+BZIMAGE_DEBUG	:= $(KOBJ_DEBUG)/arch/x86/boot/bzImage
+PROBE		:= $(BUILD)/probe/fsmsg_probe
+# The unpatched baseline: same tarball and configuration, no series.
+KSRC_BASE	:= $(BUILD)/linux-base
+KOBJ_BASE	:= $(BUILD)/kernel-base
+BASE_CONFIG	:= $(BUILD)/base.config
+NO_PATCHES	:= $(BUILD)/no-patches
+BZIMAGE_BASE	:= $(KOBJ_BASE)/arch/x86/boot/bzImage
 INITRAMFS	:= $(BUILD)/initramfs.cpio
 IMAGES		:= $(BUILD)/images
 GEN_INIT_CPIO	:= $(BUILD)/gen_init_cpio
@@ -29,10 +39,13 @@ MAKEFLAGS += --no-print-directory
 endif
 
 KMAKE = $(MAKE) -C $(KSRC) O=$(KOBJ) CC="$(KCC)" V=$(V)
+KMAKE_DEBUG = $(MAKE) -C $(KSRC) O=$(KOBJ_DEBUG) CC="$(KCC)" V=$(V)
+KMAKE_BASE = $(MAKE) -C $(KSRC_BASE) O=$(KOBJ_BASE) CC="$(KCC)" V=$(V)
 
-.PHONY: all help deps kernel kernel-tree tools initramfs images \
-	qemu-test qemu-rerun demo check check-host checkpatch check-uapi \
-	clean distclean
+.PHONY: all help deps kernel kernel-debug kernel-base kernel-tree \
+	kernel-tree-base base-config sparse tools probe initramfs \
+	images qemu-test qemu-test-debug qemu-rerun demo check check-debug \
+	check-host checkpatch check-uapi clean distclean
 .DELETE_ON_ERROR:
 
 all: kernel tools initramfs
@@ -43,10 +56,12 @@ help:
 	@echo '  check       host tests + checkpatch + uapi check + the guest test suite'
 	@echo '  qemu-test   build what is missing, boot the guest, run and judge its tests'
 	@echo '  qemu-rerun  boot and test again without rebuilding anything'
+	@echo '  check-debug the guest suite on a lockdep/KASAN/UBSAN/kmemleak kernel'
 	@echo '  kernel      apply patches/series to the 6.12 tree and build bzImage'
 	@echo '  tools       build fsmsg and alloc_test (host and static builds)'
 	@echo '  initramfs   build the guest initramfs'
 	@echo '  checkpatch  scripts/checkpatch.pl --strict on every patch of the series'
+	@echo '  sparse      make C=2 on the files the series touches: no new warnings'
 	@echo '  clean       remove everything built except the kernel tree and objects'
 	@echo '  distclean   remove build/ entirely'
 	@echo 'Variables: V=1 (verbose), KVM=1 (use /dev/kvm), TESTS=pattern (guest cases),'
@@ -67,6 +82,45 @@ kernel: kernel-tree
 	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) $(KOBJ)/.config
 	$(Q)+$(KMAKE) -j$(JOBS) bzImage
 
+# The same tree with lockdep, KASAN, UBSAN, kmemleak and debugobjects.
+$(KOBJ_DEBUG)/.config: $(KCONFIG) $(KCONFIG_DEBUG) $(KSRC)/.series-applied \
+		scripts/kernel-config.sh
+	@echo "  CONFIG  $(KCONFIG) $(KCONFIG_DEBUG)"
+	$(Q)KCC="$(KCC)" scripts/kernel-config.sh $(KSRC) $(KOBJ_DEBUG) \
+		$(KCONFIG) $(KCONFIG_DEBUG)
+
+kernel-debug: kernel-tree
+	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) $(KOBJ_DEBUG)/.config
+	$(Q)+$(KMAKE_DEBUG) -j$(JOBS) bzImage
+
+kernel-tree-base: deps
+	$(Q)mkdir -p $(NO_PATCHES)
+	$(Q)[ -f $(NO_PATCHES)/series ] || : > $(NO_PATCHES)/series
+	$(Q)scripts/prepare-kernel.sh $(KERNEL_TARBALL) $(KSRC_BASE) $(NO_PATCHES)
+
+# The product's configuration without what only the series adds.
+$(BASE_CONFIG): $(KCONFIG)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)grep -v '^CONFIG_FS_MSG=' $< > $@
+
+$(KOBJ_BASE)/.config: $(BASE_CONFIG) $(KSRC_BASE)/.series-applied \
+		scripts/kernel-config.sh
+	@echo "  CONFIG  $(BASE_CONFIG) (baseline)"
+	$(Q)KCC="$(KCC)" scripts/kernel-config.sh $(KSRC_BASE) $(KOBJ_BASE) \
+		$(BASE_CONFIG)
+
+base-config: kernel-tree-base
+	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) $(KOBJ_BASE)/.config
+
+kernel-base: base-config
+	$(Q)+$(KMAKE_BASE) -j$(JOBS) bzImage
+
+# sparse on every C file the series touches, with and without the series.
+sparse: kernel-tree base-config
+	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) $(KOBJ)/.config
+	$(Q)KCC="$(KCC)" scripts/sparse-check.sh $(KSRC) $(KOBJ) $(KSRC_BASE) \
+		$(KOBJ_BASE) patches
+
 tools: deps
 	$(Q)+$(MAKE) -C alloc_test OUT=$(BUILD)/alloc_test
 	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg
@@ -79,11 +133,18 @@ $(GEN_INIT_CPIO): | kernel-tree
 	@echo "  HOSTCC  $@"
 	$(Q)gcc -O2 -o $@ $(KSRC)/usr/gen_init_cpio.c
 
-initramfs: tools images $(GEN_INIT_CPIO)
+# The guest tests' hostile and malformed netlink client.
+probe: $(PROBE)
+$(PROBE): initramfs/probe/fsmsg_probe.c fsmsg/uapi/linux/fs_msg.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)gcc -std=gnu11 -Wall -Wextra -Werror -O2 -static -o $@ $<
+
+initramfs: tools probe images $(GEN_INIT_CPIO)
 	@echo "  CPIO    $(INITRAMFS)"
 	$(Q)scripts/make-initramfs.sh $(GEN_INIT_CPIO) $(INITRAMFS) \
 		$(BUILD)/fsmsg/fsmsg.static $(BUILD)/alloc_test/alloc_test.static \
-		$(IMAGES)/images.env
+		$(PROBE) $(IMAGES)/images.env
 
 qemu-test: kernel initramfs
 	$(Q)scripts/run-qemu.sh test $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
@@ -91,6 +152,14 @@ qemu-test: kernel initramfs
 # Fresh images, same kernel and tools.
 qemu-rerun: images
 	$(Q)scripts/run-qemu.sh test $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
+
+# The guest suite under the debug kernel: any lockdep, KASAN, UBSAN,
+# sleeping-in-atomic or kmemleak report fails it.
+qemu-test-debug: kernel-debug initramfs
+	$(Q)scripts/run-qemu.sh test $(BZIMAGE_DEBUG) $(INITRAMFS) $(IMAGES) \
+		$(BUILD)/log-debug
+
+check-debug: qemu-test-debug
 
 demo: kernel initramfs
 	$(Q)scripts/run-qemu.sh demo $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
@@ -106,12 +175,13 @@ check-uapi: kernel-tree
 	$(Q)scripts/check-uapi.sh $(KSRC) fsmsg/uapi/linux/fs_msg.h
 
 # Cheap checks first, so a broken tool or patch fails before the long build.
-check: check-host checkpatch check-uapi
+check: check-host checkpatch check-uapi sparse
 	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) qemu-test
 
 clean:
 	$(Q)rm -rf $(BUILD)/alloc_test $(BUILD)/fsmsg $(BUILD)/images \
-		$(BUILD)/log $(INITRAMFS) $(INITRAMFS).list $(GEN_INIT_CPIO)
+		$(BUILD)/log $(BUILD)/log-debug $(BUILD)/probe $(INITRAMFS) \
+		$(INITRAMFS).list $(GEN_INIT_CPIO)
 
 distclean:
 	$(Q)rm -rf $(BUILD)

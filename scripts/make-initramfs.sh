@@ -1,12 +1,12 @@
 #!/bin/sh
 # Build the guest's initramfs without root: a gen_init_cpio list naming
-# busybox, the static fsmsg and alloc_test, the guest scripts and the
+# busybox, the static fsmsg, alloc_test and fsmsg_probe, the guest scripts and the
 # image records, with device nodes and owners written into the archive.
 #
-# usage: make-initramfs.sh GEN_INIT_CPIO OUTPUT FSMSG ALLOC_TEST IMAGES_ENV
+# usage: make-initramfs.sh GEN_INIT_CPIO OUTPUT FSMSG ALLOC_TEST PROBE IMAGES_ENV
 set -eu
 
-gen=$1 output=$2 fsmsg=$3 alloc_test=$4 images_env=$5
+gen=$1 output=$2 fsmsg=$3 alloc_test=$4 probe=$5 images_env=$6
 top=$(cd "$(dirname "$0")/.." && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 
@@ -37,6 +37,7 @@ list=$output.list
 	file /bin/busybox $busybox 755 0 0
 	file /bin/fsmsg $fsmsg 755 0 0
 	file /bin/alloc_test $alloc_test 755 0 0
+	file /bin/fsmsg_probe $probe 755 0 0
 	file /etc/fsmsg/images.env $images_env 644 0 0
 	file /etc/passwd $top/initramfs/etc/passwd 644 0 0
 	file /etc/group $top/initramfs/etc/group 644 0 0

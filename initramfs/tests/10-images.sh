@@ -1,11 +1,13 @@
 # The pipeline itself: every image mounts with the type it was made with,
-# and writing to the big ones until they are full ends in ENOSPC.
+# and writing to the big ones until they are full ends in ENOSPC (the last
+# 2 MiB four KiB at a time, after a quick bulk fill).
 
 check_mount() {
 	expect_eq "$(mounted_type "$1")" "$(img_var "$1" FSTYPE)" "type of /mnt/$1"
 }
 
 check_fill() {
+	nearly_fill "$1"
 	out=$(alloc_test "/mnt/$1" --mode write)
 	rc=$?
 	note "$out"

@@ -8,5 +8,5 @@ for name in ext2 ext3 ext4; do
 	for mode in files dirs symlinks; do
 		matrix "$name" "$mode" meta-enospc prefill
 	done
-	matrix "${name}i" files inode-enospc
+	matrix "${name}i" files inode-enospc none
 done

@@ -6,7 +6,7 @@ done
 for mode in files dirs symlinks; do
 	matrix xfs "$mode" meta-enospc prefill
 done
-matrix xfsi files inode-enospc
+matrix xfsi files inode-enospc none
 
 t_xfs_mmap() {
 	skip "XFS write faults are not reported: iomap_page_mkwrite() turns ENOSPC into VM_FAULT_SIGBUS and the errno is lost"

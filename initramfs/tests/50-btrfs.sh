@@ -25,8 +25,7 @@ t_btrfs_nocow() {
 		fail "cannot write $dir/case.nocow"
 	sync
 	mount -o remount,datacow "$dir" || fail "remount datacow"
-	alloc_test "$dir" --mode buffered --keep --workdir-name case.fill \
-		> /dev/null || fail "could not fill $dir"
+	fill_up btrfs
 
 	fsmsg_start --json
 	# The control: a copy-on-write file cannot grow, and is reported.

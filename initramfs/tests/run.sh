@@ -15,7 +15,9 @@ CASES=/tmp/cases
 : > "$CASES"
 
 case_add() {
-	old_ifs=$IFS
+	local p old_ifs=$IFS
+	# Split the patterns on commas, without expanding them as file names.
+	set -f
 	IFS=,
 	for p in $pattern; do
 		case $1 in
@@ -24,6 +26,7 @@ case_add() {
 		esac
 	done
 	IFS=$old_ifs
+	set +f
 }
 
 for f in /tests/[0-9]*.sh; do
@@ -40,11 +43,18 @@ for name in $IMAGES; do
 done
 ktap_print_msg "kernel $(uname -r), images: $IMAGES"
 
+# Debug kernel: leaks found while booting are not the suite's.
+if [ -d /sys/kernel/debug ] && mount -t debugfs debugfs /sys/kernel/debug 2> /dev/null &&
+   [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak
+	echo clear > /sys/kernel/debug/kmemleak
+fi
+
 DEFAULT_INTERVAL=$(cat /proc/sys/fs/fs_msg/ratelimit_interval_ms 2>/dev/null)
 DEFAULT_BURST=$(cat /proc/sys/fs/fs_msg/ratelimit_burst 2>/dev/null)
 
 cleanup_case() {
-	killall -q -KILL fsmsg alloc_test 2>/dev/null
+	killall -q -KILL fsmsg alloc_test fsmsg_probe 2>/dev/null
 	for name in $IMAGES; do
 		rm -rf "/mnt/$name"/alloc_test.* "/mnt/$name"/case.*
 	done

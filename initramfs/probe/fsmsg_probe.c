@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsmsg_probe: the guest tests' hostile and malformed FS_MSG clients.
+ *
+ *   fsmsg_probe sleep               join events, never read; on SIGTERM say
+ *                                   whether the socket overran
+ *   fsmsg_probe listen N COUNT SECS N sockets join events; exit 0 when every
+ *                                   socket received COUNT warnings in time
+ *   fsmsg_probe request CASE        send one crafted FS_GET request, print
+ *                                   "ok N" (replies) or "error ERRNO: EXTACK"
+ *
+ * Raw netlink, no libnl, so that every byte sent is the test's choice.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "../../fsmsg/uapi/linux/fs_msg.h"
+
+#define BUF_SIZE	65536
+#define NLA_ALIGNED(len) (((len) + NLA_ALIGNTO - 1) & ~(NLA_ALIGNTO - 1))
+
+static uint16_t family_id;
+static uint32_t events_group;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fsmsg_probe: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* A request under construction. */
+struct req {
+	union {
+		struct nlmsghdr nlh;
+		char buf[4096];
+	};
+};
+
+static void req_init(struct req *r, uint16_t type, uint16_t flags, uint8_t cmd)
+{
+	struct genlmsghdr *g;
+
+	memset(r, 0, sizeof(*r));
+	r->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r->nlh.nlmsg_type = type;
+	r->nlh.nlmsg_flags = NLM_F_REQUEST | flags;
+	r->nlh.nlmsg_seq = 1;
+	g = NLMSG_DATA(&r->nlh);
+	g->cmd = cmd;
+	g->version = 1;
+}
+
+static void req_put(struct req *r, uint16_t type, const void *data, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(r->buf + NLMSG_ALIGN(r->nlh.nlmsg_len));
+
+	if (NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_HDRLEN + NLA_ALIGNED(len) > sizeof(r->buf)) {
+		fprintf(stderr, "fsmsg_probe: request too large\n");
+		exit(2);
+	}
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->nlh.nlmsg_len = NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_ALIGNED(a->nla_len);
+}
+
+static int nl_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		die("socket");
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("bind");
+	/* Error replies carry the kernel's explanation. */
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	return fd;
+}
+
+static void nl_send(int fd, struct req *r)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	if (sendto(fd, r->buf, r->nlh.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		die("sendto");
+}
+
+/* The extack message of an error reply, or "-". */
+static const char *extack_msg(struct nlmsghdr *nlh)
+{
+	struct nlmsgerr *e = NLMSG_DATA(nlh);
+	size_t off = NLMSG_HDRLEN + sizeof(*e);
+	struct nlattr *a;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return "-";
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	while (off + NLA_HDRLEN <= nlh->nlmsg_len) {
+		a = (struct nlattr *)((char *)nlh + off);
+		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > nlh->nlmsg_len)
+			break;
+		if (a->nla_type == NLMSGERR_ATTR_MSG)
+			return (const char *)a + NLA_HDRLEN;
+		off += NLA_ALIGNED(a->nla_len);
+	}
+	return "-";
+}
+
+/*
+ * Read replies until the dump ends or an error or ack arrives.  Returns 0
+ * and the number of data messages, or the negative errno of the error.
+ */
+static int nl_replies(int fd, int *messages, const char **extack,
+		      void (*each)(struct nlmsghdr *))
+{
+	static char buf[BUF_SIZE];
+	struct nlmsghdr *nlh;
+	ssize_t n;
+
+	*messages = 0;
+	*extack = "-";
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			die("recv");
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, n);
+		     nlh = NLMSG_NEXT(nlh, n)) {
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+				*extack = extack_msg(nlh);
+				return e->error;
+			}
+			(*messages)++;
+			if (each)
+				each(nlh);
+		}
+	}
+}
+
+/* Fill family_id and events_group from the controller's reply. */
+static void parse_family(struct nlmsghdr *nlh)
+{
+	struct nlattr *a, *g, *ga;
+	int len = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+
+	for (a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+	     len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGNED(a->nla_len),
+	     a = (struct nlattr *)((char *)a + NLA_ALIGNED(a->nla_len))) {
+		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+			family_id = *(uint16_t *)((char *)a + NLA_HDRLEN);
+		if ((a->nla_type & NLA_TYPE_MASK) != CTRL_ATTR_MCAST_GROUPS)
+			continue;
+		/* A nest of nests of NAME and ID. */
+		for (g = (struct nlattr *)((char *)a + NLA_HDRLEN);
+		     (char *)g + NLA_HDRLEN <= (char *)a + a->nla_len;
+		     g = (struct nlattr *)((char *)g + NLA_ALIGNED(g->nla_len))) {
+			const char *name = NULL;
+			uint32_t id = 0;
+
+			if (g->nla_len < NLA_HDRLEN)
+				break;
+			for (ga = (struct nlattr *)((char *)g + NLA_HDRLEN);
+			     (char *)ga + NLA_HDRLEN <= (char *)g + g->nla_len;
+			     ga = (struct nlattr *)((char *)ga + NLA_ALIGNED(ga->nla_len))) {
+				if (ga->nla_len < NLA_HDRLEN)
+					break;
+				if (ga->nla_type == CTRL_ATTR_MCAST_GRP_NAME)
+					name = (const char *)ga + NLA_HDRLEN;
+				if (ga->nla_type == CTRL_ATTR_MCAST_GRP_ID)
+					id = *(uint32_t *)((char *)ga + NLA_HDRLEN);
+			}
+			if (name && !strcmp(name, FS_MSG_MCGRP_EVENTS))
+				events_group = id;
+		}
+	}
+}
+
+static void resolve(void)
+{
+	const char *extack;
+	struct req r;
+	int fd, n, err;
+
+	fd = nl_open();
+	/* NLM_F_ACK: the reply is one message, then the ack ends it. */
+	req_init(&r, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY);
+	req_put(&r, CTRL_ATTR_FAMILY_NAME, FS_MSG_FAMILY_NAME,
+		sizeof(FS_MSG_FAMILY_NAME));
+	nl_send(fd, &r);
+	err = nl_replies(fd, &n, &extack, parse_family);
+	close(fd);
+	if (err || !family_id || !events_group) {
+		fprintf(stderr, "fsmsg_probe: no FS_MSG family or events group (%s)\n",
+			err ? strerror(-err) : "missing");
+		exit(2);
+	}
+}
+
+static int join(int rcvbuf)
+{
+	int fd = nl_open();
+
+	if (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		die("SO_RCVBUF");
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &events_group,
+		       sizeof(events_group)))
+		die("NETLINK_ADD_MEMBERSHIP");
+	return fd;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Join with the smallest buffer and never read. */
+static int cmd_sleep(void)
+{
+	char buf[BUF_SIZE];
+	bool overrun = false;
+	ssize_t n;
+	int fd;
+
+	fd = join(1);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	fprintf(stderr, "fsmsg_probe: listening, never reading\n");
+	while (!stop)
+		pause();
+	/* ENOBUFS once: the kernel dropped messages rather than wait. */
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ENOBUFS) {
+			overrun = true;
+			continue;
+		}
+		if (n <= 0)
+			break;
+	}
+	printf("overrun: %s\n", overrun ? "yes" : "no");
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* N listeners, each must receive COUNT warning messages within SECS. */
+static int cmd_listen(int n, long count, double secs)
+{
+	static char buf[BUF_SIZE];
+	struct pollfd *pfd = calloc(n, sizeof(*pfd));
+	long *got = calloc(n, sizeof(*got));
+	int *overruns = calloc(n, sizeof(*overruns));
+	double deadline;
+	int i, done = 0, bad = 0;
+
+	if (!pfd || !got || !overruns)
+		die("calloc");
+	for (i = 0; i < n; i++) {
+		pfd[i].fd = join(1 << 20);
+		pfd[i].events = POLLIN;
+	}
+	fprintf(stderr, "fsmsg_probe: listening on %d sockets\n", n);
+	deadline = now() + secs;
+	while (done < n && now() < deadline) {
+		if (poll(pfd, n, 100) < 0 && errno != EINTR)
+			die("poll");
+		for (i = 0; i < n; i++) {
+			struct nlmsghdr *nlh;
+			ssize_t len;
+
+			if (!(pfd[i].revents & POLLIN) || got[i] >= count)
+				continue;
+			len = recv(pfd[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
+			if (len < 0) {
+				if (errno == ENOBUFS)
+					overruns[i]++;
+				continue;
+			}
+			for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
+			     nlh = NLMSG_NEXT(nlh, len)) {
+				struct genlmsghdr *g = NLMSG_DATA(nlh);
+
+				if (nlh->nlmsg_type == family_id &&
+				    g->cmd == FS_MSG_CMD_WARNING)
+					got[i]++;
+			}
+			if (got[i] >= count)
+				done++;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (got[i] != count || overruns[i]) {
+			printf("socket %d: %ld messages, %d overruns\n", i, got[i],
+			       overruns[i]);
+			bad++;
+		}
+	}
+	printf("%d sockets, %d received all %ld messages\n", n, n - bad, count);
+	free(pfd);
+	free(got);
+	free(overruns);
+	return bad ? 1 : 0;
+}
+
+/* One crafted FS_GET request, named by CASE. */
+static int cmd_request(const char *what)
+{
+	uint32_t u32 = 254;
+	uint16_t u16 = 254;
+	char big[200];
+	const char *extack;
+	struct req r;
+	int fd, n, err;
+
+	req_init(&r, family_id, NLM_F_DUMP, FS_MSG_CMD_FS_GET);
+	if (!strcmp(what, "plain")) {
+		/* A good dump. */
+	} else if (!strcmp(what, "filter")) {
+		req_put(&r, FS_MSG_A_DEV_MAJOR, &u32, sizeof(u32));
+	} else if (!strcmp(what, "unknown-attr")) {
+		req_put(&r, 99, &u32, sizeof(u32));
+	} else if (!strcmp(what, "short-u32")) {
+		req_put(&r, FS_MSG_A_DEV_MAJOR, &u16, sizeof(u16));
+	} else if (!strcmp(what, "long-fstype")) {
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		req_put(&r, FS_MSG_A_FSTYPE, big, sizeof(big));
+	} else if (!strcmp(what, "unterminated-fstype")) {
+		req_put(&r, FS_MSG_A_FSTYPE, "ext4", 4);
+	} else if (!strcmp(what, "event-attr")) {
+		/* A valid attribute that the dump does not take. */
+		req_put(&r, FS_MSG_A_COUNT, &u32, sizeof(u32));
+	} else if (!strcmp(what, "unknown-cmd")) {
+		req_init(&r, family_id, NLM_F_DUMP, 99);
+	} else if (!strcmp(what, "doit")) {
+		req_init(&r, family_id, NLM_F_ACK, FS_MSG_CMD_FS_GET);
+	} else if (!strcmp(what, "warning-cmd")) {
+		req_init(&r, family_id, NLM_F_DUMP, FS_MSG_CMD_WARNING);
+	} else {
+		fprintf(stderr, "fsmsg_probe: unknown request '%s'\n", what);
+		return 1;
+	}
+	fd = nl_open();
+	nl_send(fd, &r);
+	err = nl_replies(fd, &n, &extack, NULL);
+	close(fd);
+	if (err)
+		printf("error %d %s: %s\n", -err, strerror(-err), extack);
+	else
+		printf("ok %d\n", n);
+	return 0;
+}
+
+static long number(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "fsmsg_probe: '%s' is not a number in %ld..%ld\n",
+			s, min, max);
+		exit(1);
+	}
+	return v;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: fsmsg_probe sleep\n"
+		"       fsmsg_probe listen SOCKETS COUNT SECONDS\n"
+		"       fsmsg_probe request plain|filter|unknown-attr|short-u32|long-fstype|\n"
+		"                           unterminated-fstype|event-attr|unknown-cmd|doit|\n"
+		"                           warning-cmd\n");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	long sockets, count, secs;
+
+	if (argc == 2 && !strcmp(argv[1], "sleep")) {
+		resolve();
+		return cmd_sleep();
+	}
+	if (argc == 5 && !strcmp(argv[1], "listen")) {
+		sockets = number(argv[2], 1, 1024);
+		count = number(argv[3], 1, 1000000);
+		secs = number(argv[4], 1, 3600);
+		resolve();
+		return cmd_listen(sockets, count, secs);
+	}
+	if (argc == 3 && !strcmp(argv[1], "request")) {
+		resolve();
+		return cmd_request(argv[2]);
+	}
+	usage();
+	return 1;
+}
