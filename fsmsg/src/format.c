@@ -2,6 +2,12 @@
 /*
  * Text and JSON renderings of FS_MSG events, missed-warning reports and the
  * filesystem list.
+ *
+ * fsmsg formats every event it receives, so the lines are written
+ * directly into the buffer (literals with their lengths known when
+ * compiled, integers, hex and the time by small writers) rather than
+ * through printf: it is several times faster, and the output is the same
+ * byte for byte as the printf formats noted next to each writer.
  */
 #include "format.h"
 
@@ -10,9 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define NSEC_PER_SEC 1000000000ULL
+#define SEC_PER_DAY 86400U
 
 void fsm_buf_init(struct fsm_buf *b)
 {
@@ -60,14 +66,48 @@ oom:
 	return -1;
 }
 
+/*
+ * Where to write @n more bytes, room for the NUL included; NULL when out
+ * of memory. The test inline is the common case: len < cap whenever the
+ * buffer has storage, and len == cap == 0 when it has none, so the
+ * subtraction cannot wrap.
+ */
+static inline char *room(struct fsm_buf *b, size_t n)
+{
+	if ((b->oom || n >= b->cap - b->len) && reserve(b, n) < 0)
+		return NULL;
+	return b->data + b->len;
+}
+
+/* The bytes written through room() up to @end join the contents. */
+static inline void commit(struct fsm_buf *b, char *end)
+{
+	*end = '\0';
+	b->len = (size_t)(end - b->data);
+}
+
+static inline void put(struct fsm_buf *b, const void *s, size_t n)
+{
+	char *p = room(b, n);
+
+	if (p) {
+		memcpy(p, s, n);
+		commit(b, p + n);
+	}
+}
+
+/* A string literal: its length is a constant, so the copy is inlined. */
+#define put_lit(b, lit) put((b), "" lit, sizeof(lit) - 1)
+
 int fsm_buf_append(struct fsm_buf *b, const void *p, size_t n)
 {
-	if (reserve(b, n) < 0)
+	char *q = room(b, n);
+
+	if (!q)
 		return -1;
 	if (n)
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
+		memcpy(q, p, n);
+	commit(b, q + n);
 	return 0;
 }
 
@@ -76,20 +116,32 @@ int fsm_buf_puts(struct fsm_buf *b, const char *s)
 	return fsm_buf_append(b, s, strlen(s));
 }
 
+/*
+ * Straight into the free space when the result fits (the usual case once
+ * the buffer has grown); measured, grown and written again when not.
+ */
 int fsm_buf_vprintf(struct fsm_buf *b, const char *fmt, va_list ap)
 {
+	size_t avail = b->oom || !b->data ? 0 : b->cap - b->len;
 	va_list again;
 	int n;
 
 	va_copy(again, ap);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	if (n < 0 || reserve(b, (size_t)n) < 0) {
-		va_end(again);
+	n = vsnprintf(avail ? b->data + b->len : NULL, avail, fmt, ap);
+	if (n >= 0 && (size_t)n >= avail) {
+		if (reserve(b, (size_t)n) < 0)
+			n = -1;
+		else
+			vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+	}
+	va_end(again);
+	if (n < 0) {
+		/* A cut first attempt may have overwritten the NUL. */
+		if (b->data)
+			b->data[b->len] = '\0';
 		b->oom = true;
 		return -1;
 	}
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
-	va_end(again);
 	b->len += (size_t)n;
 	return 0;
 }
@@ -115,26 +167,178 @@ static int done(const struct fsm_buf *b)
 	return b->oom ? -1 : 0;
 }
 
+/* "00" to "99": integers are written two digits per division. */
+static const char digit_pairs[] =
+	"00010203040506070809" "10111213141516171819"
+	"20212223242526272829" "30313233343536373839"
+	"40414243444546474849" "50515253545556575859"
+	"60616263646566676869" "70717273747576777879"
+	"80818283848586878889" "90919293949596979899";
+
+/* "00" to "ff": a byte in hex is one two-byte copy. */
+#define HEX16(hi) hi "0" hi "1" hi "2" hi "3" hi "4" hi "5" hi "6" hi "7" \
+		  hi "8" hi "9" hi "a" hi "b" hi "c" hi "d" hi "e" hi "f"
+static const char hex_pairs[] =
+	HEX16("0") HEX16("1") HEX16("2") HEX16("3")
+	HEX16("4") HEX16("5") HEX16("6") HEX16("7")
+	HEX16("8") HEX16("9") HEX16("a") HEX16("b")
+	HEX16("c") HEX16("d") HEX16("e") HEX16("f");
+
+/* %02u of @v < 100, at @p; returns the end. */
+static inline char *two_digits(char *p, unsigned int v)
+{
+	memcpy(p, &digit_pairs[2 * v], 2);
+	return p + 2;
+}
+
+/* %02x of @c, at @p; returns the end. */
+static inline char *hex_byte(char *p, unsigned char c)
+{
+	memcpy(p, &hex_pairs[2 * c], 2);
+	return p + 2;
+}
+
+/* Number of decimal digits of @v. */
+static inline unsigned int dec_len(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL,
+		10000000000000000000ULL,
+	};
+	unsigned int t;
+
+	if (v < 10)
+		return 1;
+	/* From the bit length (log10(2) ~ 1233 / 4096), one short at most;
+	 * t <= 64 * 1233 >> 12 = 19. */
+	t = (unsigned int)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	return t + (v >= pow10[t]);
+}
+
+/* %llu: digits written from the last, two per division, in place. */
+static void put_u64(struct fsm_buf *b, uint64_t v)
+{
+	unsigned int n = dec_len(v);
+	char *p = room(b, n), *q;
+
+	if (!p)
+		return;
+	q = p + n;
+	while (v >= 100) {
+		q -= 2;
+		two_digits(q, (unsigned int)(v % 100));
+		v /= 100;
+	}
+	if (v >= 10)
+		two_digits(q - 2, (unsigned int)v);
+	else
+		q[-1] = (char)('0' + v);
+	commit(b, p + n);
+}
+
+/* The value, or null when absent (JSON). */
+static void put_u64_or_null(struct fsm_buf *b, bool has, uint64_t v)
+{
+	if (has)
+		put_u64(b, v);
+	else
+		put_lit(b, "null");
+}
+
+/* %u:%u */
+static void put_dev(struct fsm_buf *b, uint32_t major, uint32_t minor)
+{
+	put_u64(b, major);
+	put_lit(b, ":");
+	put_u64(b, minor);
+}
+
+/*
+ * Year, month and day of @days since 1970-01-01 in the proleptic
+ * Gregorian calendar: Howard Hinnant's civil_from_days(), for days >= 0.
+ * A few multiplications instead of gmtime_r() (the time zone lock and
+ * machinery on every call), and no cache to keep between calls.
+ */
+static void civil_from_days(uint64_t days, unsigned int *y, unsigned int *m,
+			    unsigned int *d)
+{
+	uint64_t z = days + 719468;	/* days since 0000-03-01 */
+	uint64_t era = z / 146097;	/* 400-year cycles */
+	unsigned int doe = (unsigned int)(z - era * 146097);	/* [0, 146096] */
+	unsigned int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) /
+			   365;				/* [0, 399] */
+	unsigned int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);	/* [0, 365] */
+	unsigned int mp = (5 * doy + 2) / 153;		/* March = 0 */
+
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (unsigned int)(era * 400 + yoe) + (*m <= 2);
+}
+
+/*
+ * %04d-%02d-%02dT%02d:%02d:%02d.%09luZ of gmtime_r(). A u64 of ns ends in
+ * 2554, so the year always has four digits, and the date is right past
+ * 2038 with a 32-bit time_t too.
+ */
+#define TIME_LEN 30
+
 int fsm_format_time(struct fsm_buf *b, uint64_t ns)
 {
-	time_t sec = (time_t)(ns / NSEC_PER_SEC);
-	unsigned long frac = (unsigned long)(ns % NSEC_PER_SEC);
-	struct tm tm;
+	uint64_t sec = ns / NSEC_PER_SEC;
+	unsigned int frac = (unsigned int)(ns % NSEC_PER_SEC);
+	unsigned int sod = (unsigned int)(sec % SEC_PER_DAY);
+	unsigned int y, mo, d;
+	char *p = room(b, TIME_LEN), *q;
 
-	/* Always UTC, so output does not depend on the machine's zone. */
-	if (!gmtime_r(&sec, &tm))
-		return fsm_buf_printf(b, "@%llu.%09lu", (unsigned long long)sec, frac);
-	return fsm_buf_printf(b, "%04d-%02d-%02dT%02d:%02d:%02d.%09luZ",
-			      tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-			      tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+	if (!p)
+		return -1;
+	civil_from_days(sec / SEC_PER_DAY, &y, &mo, &d);
+	q = two_digits(p, y / 100);
+	q = two_digits(q, y % 100);
+	*q++ = '-';
+	q = two_digits(q, mo);
+	*q++ = '-';
+	q = two_digits(q, d);
+	*q++ = 'T';
+	q = two_digits(q, sod / 3600);
+	*q++ = ':';
+	q = two_digits(q, sod / 60 % 60);
+	*q++ = ':';
+	q = two_digits(q, sod % 60);
+	*q++ = '.';
+	*q++ = (char)('0' + frac / 100000000);
+	frac %= 100000000;
+	q = two_digits(q, frac / 1000000);
+	q = two_digits(q, frac / 10000 % 100);
+	q = two_digits(q, frac / 100 % 100);
+	q = two_digits(q, frac % 100);
+	*q++ = 'Z';
+	commit(b, q);
+	return 0;
 }
+
+/* %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x */
+#define UUID_STR_LEN 36
 
 int fsm_format_uuid(struct fsm_buf *b, const uint8_t u[FSM_UUID_LEN])
 {
-	return fsm_buf_printf(b,
-		"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
-		u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	/* Where each byte's two digits go, around the dashes. */
+	static const unsigned char at[FSM_UUID_LEN] = {
+		0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34,
+	};
+	char *p = room(b, UUID_STR_LEN);
+
+	if (!p)
+		return -1;
+	for (int i = 0; i < FSM_UUID_LEN; i++)
+		hex_byte(p + at[i], u[i]);
+	p[8] = p[13] = p[18] = p[23] = '-';
+	commit(b, p + UUID_STR_LEN);
+	return 0;
 }
 
 int fsm_format_warning_name(struct fsm_buf *b, uint32_t warning)
@@ -144,7 +348,9 @@ int fsm_format_warning_name(struct fsm_buf *b, uint32_t warning)
 	if (name)
 		return fsm_buf_puts(b, name);
 	/* A newer kernel's type: keep the number rather than drop it. */
-	return fsm_buf_printf(b, "unknown-%u", warning);
+	put_lit(b, "unknown-");
+	put_u64(b, warning);
+	return done(b);
 }
 
 size_t fsm_utf8_seq(const unsigned char *s)
@@ -173,51 +379,90 @@ size_t fsm_utf8_seq(const unsigned char *s)
 	return 0;
 }
 
+/* A backslash, then @c as \u00XX (JSON) or \xXX (text). */
+static void put_escape(struct fsm_buf *b, bool json, unsigned char c)
+{
+	char *p = room(b, 6), *q;
+
+	if (!p)
+		return;
+	q = p;
+	*q++ = '\\';
+	if (json) {
+		memcpy(q, "u00", 3);
+		q += 3;
+	} else {
+		*q++ = 'x';
+	}
+	commit(b, hex_byte(q, c));
+}
+
 /*
  * JSON string: quotes and backslashes escaped, control characters and
  * bytes that are not UTF-8 (comm is whatever the task set) as \u00XX, so
- * the line always parses.
+ * the line always parses. Runs of bytes that need nothing are copied in
+ * one go.
  */
 int fsm_json_string(struct fsm_buf *b, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *s = (const unsigned char *)str, *run;
 
-	if (!s)
-		return fsm_buf_puts(b, "null");
-	fsm_buf_append(b, "\"", 1);
-	while (*s) {
-		size_t n = fsm_utf8_seq(s);
+	if (!s) {
+		put_lit(b, "null");
+		return done(b);
+	}
+	put_lit(b, "\"");
+	run = s;
+	for (;;) {
+		unsigned char c = *s;
+		size_t n;
 
-		if (*s == '"' || *s == '\\') {
-			fsm_buf_append(b, "\\", 1);
-			fsm_buf_append(b, s, 1);
-		} else if (n == 0 || *s < 0x20 || *s == 0x7f) {
-			fsm_buf_printf(b, "\\u%04x", *s);
-		} else {
-			fsm_buf_append(b, s, n);
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			s++;
+			continue;
+		}
+		if (c >= 0x80 && (n = fsm_utf8_seq(s)) != 0) {
 			s += n;
 			continue;
 		}
-		s++;
+		put(b, run, (size_t)(s - run));
+		if (!c)
+			break;
+		if (c == '"' || c == '\\') {
+			const char esc[2] = { '\\', (char)c };
+
+			put(b, esc, 2);
+		} else {
+			put_escape(b, true, c);
+		}
+		run = ++s;
 	}
-	fsm_buf_append(b, "\"", 1);
+	put_lit(b, "\"");
 	return done(b);
 }
 
 /* Text: one line whatever the string holds; backslash escapes it. */
 int fsm_text_string(struct fsm_buf *b, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *s = (const unsigned char *)str, *run;
 
-	if (!s || !*s)
-		return fsm_buf_puts(b, "-");
-	for (; *s; s++) {
-		if (*s < 0x20 || *s == 0x7f)
-			fsm_buf_printf(b, "\\x%02x", *s);
-		else if (*s == '\\')
-			fsm_buf_puts(b, "\\\\");
+	if (!s || !*s) {
+		put_lit(b, "-");
+		return done(b);
+	}
+	for (run = s;; s++) {
+		unsigned char c = *s;
+
+		if (c >= 0x20 && c != 0x7f && c != '\\')
+			continue;
+		put(b, run, (size_t)(s - run));
+		if (!c)
+			break;
+		if (c == '\\')
+			put_lit(b, "\\\\");
 		else
-			fsm_buf_append(b, s, 1);
+			put_escape(b, false, c);
+		run = s + 1;
 	}
 	return done(b);
 }
@@ -237,84 +482,89 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 	const char *words = fsm_warning_words(ev->warning);
 
 	fsm_format_time(b, event_time(ev, recv_ns));
-	fsm_buf_printf(b, " %u:%u ", ev->major, ev->minor);
+	put_lit(b, " ");
+	put_dev(b, ev->major, ev->minor);
+	put_lit(b, " ");
 	fsm_text_string(b, ev->fstype);
-	fsm_buf_puts(b, " ");
+	put_lit(b, " ");
 	fsm_text_string(b, ev->device);
-	fsm_buf_puts(b, " uuid ");
+	put_lit(b, " uuid ");
 	if (ev->has_uuid)
 		fsm_format_uuid(b, ev->uuid);
 	else
-		fsm_buf_puts(b, "-");
-	fsm_buf_puts(b, ": ");
-	if (words)
+		put_lit(b, "-");
+	put_lit(b, ": ");
+	if (words) {
 		fsm_buf_puts(b, words);
-	else
-		fsm_buf_printf(b, "unknown warning %u", ev->warning);
+	} else {
+		put_lit(b, "unknown warning ");
+		put_u64(b, ev->warning);
+	}
+	put_lit(b, ", uid ");
 	if (ev->has_uid)
-		fsm_buf_printf(b, ", uid %llu", (unsigned long long)ev->uid);
+		put_u64(b, ev->uid);
 	else
-		fsm_buf_puts(b, ", uid -");
+		put_lit(b, "-");
+	put_lit(b, ", pid ");
 	if (ev->has_pid)
-		fsm_buf_printf(b, ", pid %u (", ev->pid);
+		put_u64(b, ev->pid);
 	else
-		fsm_buf_puts(b, ", pid - (");
+		put_lit(b, "-");
+	put_lit(b, " (");
 	fsm_text_string(b, ev->comm);
-	fsm_buf_printf(b, "), count %llu", (unsigned long long)ev->count);
-	if (ev->has_suppressed && ev->suppressed)
-		fsm_buf_printf(b, " (%llu suppressed)",
-			       (unsigned long long)ev->suppressed);
-	fsm_buf_puts(b, "\n");
+	put_lit(b, "), count ");
+	put_u64(b, ev->count);
+	if (ev->has_suppressed && ev->suppressed) {
+		put_lit(b, " (");
+		put_u64(b, ev->suppressed);
+		put_lit(b, " suppressed)");
+	}
+	put_lit(b, "\n");
 	return done(b);
 }
 
-static void json_key(struct fsm_buf *b, const char *key, bool first)
-{
-	fsm_buf_printf(b, "%s\"%s\":", first ? "" : ",", key);
-}
+/* ,"key": with @key a string literal. */
+#define json_key(b, key) put_lit(b, ",\"" key "\":")
 
-static void json_u64(struct fsm_buf *b, const char *key, bool has, uint64_t v)
-{
-	json_key(b, key, false);
-	if (has)
-		fsm_buf_printf(b, "%llu", (unsigned long long)v);
-	else
-		fsm_buf_puts(b, "null");
-}
+#define json_u64(b, key, has, v) do {		\
+	json_key(b, key);			\
+	put_u64_or_null(b, has, v);		\
+} while (0)
 
 static void json_uuid(struct fsm_buf *b, bool has, const uint8_t *uuid)
 {
-	json_key(b, "uuid", false);
+	json_key(b, "uuid");
 	if (has) {
-		fsm_buf_puts(b, "\"");
+		put_lit(b, "\"");
 		fsm_format_uuid(b, uuid);
-		fsm_buf_puts(b, "\"");
+		put_lit(b, "\"");
 	} else {
-		fsm_buf_puts(b, "null");
+		put_lit(b, "null");
 	}
 }
 
+/* {"time":"..." opens every event and missed line. */
 static void json_time(struct fsm_buf *b, uint64_t ns)
 {
-	json_key(b, "time", true);
-	fsm_buf_puts(b, "\"");
+	put_lit(b, "{\"time\":\"");
 	fsm_format_time(b, ns);
-	fsm_buf_puts(b, "\"");
+	put_lit(b, "\"");
 }
 
 static void json_warning(struct fsm_buf *b, uint32_t warning)
 {
-	json_key(b, "warning", false);
-	fsm_buf_puts(b, "\"");
+	json_key(b, "warning");
+	put_lit(b, "\"");
 	fsm_format_warning_name(b, warning);
-	fsm_buf_puts(b, "\"");
+	put_lit(b, "\"");
 }
 
-static void json_dev(struct fsm_buf *b, uint32_t major, uint32_t minor,
-		     bool first)
+/* "dev":"254:16" */
+static void json_dev(struct fsm_buf *b, uint32_t major, uint32_t minor)
 {
-	json_key(b, "dev", first);
-	fsm_buf_printf(b, "\"%u:%u\"", major, minor);
+	put_lit(b, "\"dev\":\"");
+	put_dev(b, major, minor);
+	put_lit(b, "\"");
 }
 
 int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
@@ -322,94 +572,102 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 {
 	uint64_t t = event_time(ev, recv_ns);
 
-	fsm_buf_puts(b, "{");
 	json_time(b, t);
 	json_u64(b, "timestamp_ns", true, t);
 	json_warning(b, ev->warning);
 	json_u64(b, "warning_id", true, ev->warning);
-	json_dev(b, ev->major, ev->minor, false);
+	put_lit(b, ",");
+	json_dev(b, ev->major, ev->minor);
 	json_u64(b, "major", true, ev->major);
 	json_u64(b, "minor", true, ev->minor);
-	json_key(b, "fstype", false);
+	json_key(b, "fstype");
 	fsm_json_string(b, ev->fstype);
-	json_key(b, "device", false);
+	json_key(b, "device");
 	fsm_json_string(b, ev->device);
 	json_uuid(b, ev->has_uuid, ev->uuid);
 	json_u64(b, "uid", ev->has_uid, ev->uid);
 	json_u64(b, "pid", ev->has_pid, ev->pid);
-	json_key(b, "comm", false);
+	json_key(b, "comm");
 	fsm_json_string(b, ev->comm);
 	json_u64(b, "count", true, ev->count);
 	json_u64(b, "suppressed", ev->has_suppressed, ev->suppressed);
-	fsm_buf_puts(b, "}\n");
+	put_lit(b, "}\n");
 	return done(b);
 }
 
 /* missed 12 meta-enospc warnings on ext4 vdb (254:16) */
 int fsm_format_missed_words(struct fsm_buf *b, const struct fsm_missed *m)
 {
-	fsm_buf_printf(b, "missed %llu ", (unsigned long long)m->missed);
+	put_lit(b, "missed ");
+	put_u64(b, m->missed);
+	put_lit(b, " ");
 	fsm_format_warning_name(b, m->warning);
-	fsm_buf_puts(b, " warnings on ");
+	put_lit(b, " warnings on ");
 	fsm_text_string(b, m->fstype);
-	fsm_buf_puts(b, " ");
+	put_lit(b, " ");
 	fsm_text_string(b, m->device);
-	fsm_buf_printf(b, " (%u:%u)", m->major, m->minor);
+	put_lit(b, " (");
+	put_dev(b, m->major, m->minor);
+	put_lit(b, ")");
 	return done(b);
 }
 
 /* fsmsg: missed 12 meta-enospc warnings on ext4 vdb (254:16) */
 int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m)
 {
-	fsm_buf_puts(b, "fsmsg: ");
+	put_lit(b, "fsmsg: ");
 	fsm_format_missed_words(b, m);
-	fsm_buf_puts(b, "\n");
+	put_lit(b, "\n");
 	return done(b);
 }
 
 int fsm_format_missed_json(struct fsm_buf *b, const struct fsm_missed *m,
 			   uint64_t now_ns)
 {
-	fsm_buf_puts(b, "{");
 	json_time(b, now_ns);
-	fsm_buf_puts(b, ",\"event\":\"missed\"");
-	json_dev(b, m->major, m->minor, false);
-	json_key(b, "fstype", false);
+	put_lit(b, ",\"event\":\"missed\",");
+	json_dev(b, m->major, m->minor);
+	json_key(b, "fstype");
 	fsm_json_string(b, m->fstype);
-	json_key(b, "device", false);
+	json_key(b, "device");
 	fsm_json_string(b, m->device);
 	json_uuid(b, m->has_uuid, m->uuid);
 	json_warning(b, m->warning);
 	json_u64(b, "missed", true, m->missed);
-	fsm_buf_puts(b, "}\n");
+	put_lit(b, "}\n");
 	return done(b);
 }
 
 int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 		       const uint32_t *cols, size_t ncols)
 {
-	fsm_buf_puts(b, "{");
-	json_dev(b, fs->major, fs->minor, true);
+	put_lit(b, "{");
+	json_dev(b, fs->major, fs->minor);
 	json_u64(b, "major", true, fs->major);
 	json_u64(b, "minor", true, fs->minor);
-	json_key(b, "fstype", false);
+	json_key(b, "fstype");
 	fsm_json_string(b, fs->fstype);
-	json_key(b, "device", false);
+	json_key(b, "device");
 	fsm_json_string(b, fs->device);
 	json_uuid(b, fs->has_uuid, fs->uuid);
-	json_key(b, "counters", false);
-	fsm_buf_puts(b, "{");
+	json_key(b, "counters");
+	put_lit(b, "{");
 	for (size_t i = 0; i < ncols; i++) {
 		const struct fsm_counter *c = fsm_fs_counter(fs, cols[i]);
 
-		fsm_buf_puts(b, i ? ",\"" : "\"");
+		if (i)
+			put_lit(b, ",");
+		put_lit(b, "\"");
 		fsm_format_warning_name(b, cols[i]);
-		fsm_buf_printf(b, "\":{\"count\":%llu,\"last_ns\":%llu,\"suppressed\":%llu}",
-			       (unsigned long long)(c ? c->count : 0),
-			       (unsigned long long)(c ? c->last_ns : 0),
-			       (unsigned long long)(c ? c->suppressed : 0));
+		put_lit(b, "\":{\"count\":");
+		put_u64(b, c ? c->count : 0);
+		put_lit(b, ",\"last_ns\":");
+		put_u64(b, c ? c->last_ns : 0);
+		put_lit(b, ",\"suppressed\":");
+		put_u64(b, c ? c->suppressed : 0);
+		put_lit(b, "}");
 	}
-	fsm_buf_puts(b, "}}\n");
+	put_lit(b, "}}\n");
 	return done(b);
 }
 
@@ -424,7 +682,8 @@ static int cell(struct fsm_buf *c, const struct fsm_fs *fs, size_t col,
 	case COL_DEVICE:
 		return fsm_text_string(c, fs->device);
 	case COL_DEV:
-		return fsm_buf_printf(c, "%u:%u", fs->major, fs->minor);
+		put_dev(c, fs->major, fs->minor);
+		return done(c);
 	case COL_FSTYPE:
 		return fsm_text_string(c, fs->fstype);
 	case COL_UUID:
@@ -435,8 +694,8 @@ static int cell(struct fsm_buf *c, const struct fsm_fs *fs, size_t col,
 		const struct fsm_counter *ctr =
 			fsm_fs_counter(fs, cols[col - NTEXTCOLS]);
 
-		return fsm_buf_printf(c, "%llu",
-				      (unsigned long long)(ctr ? ctr->count : 0));
+		put_u64(c, ctr ? ctr->count : 0);
+		return done(c);
 	}
 	}
 }
@@ -457,6 +716,17 @@ static int header(struct fsm_buf *c, size_t col, const uint32_t *cols)
 	return 0;
 }
 
+/* @n spaces. */
+static void put_pad(struct fsm_buf *b, size_t n)
+{
+	char *p = room(b, n);
+
+	if (p) {
+		memset(p, ' ', n);
+		commit(b, p + n);
+	}
+}
+
 static void put_cell(struct fsm_buf *b, const struct fsm_buf *c, size_t col,
 		     size_t ncol, size_t width)
 {
@@ -464,12 +734,12 @@ static void put_cell(struct fsm_buf *b, const struct fsm_buf *c, size_t col,
 	bool numeric = col >= NTEXTCOLS;
 
 	if (col)
-		fsm_buf_puts(b, "  ");
+		put_lit(b, "  ");
 	if (numeric)
-		fsm_buf_printf(b, "%*s", (int)pad, "");
-	fsm_buf_append(b, fsm_buf_str(c), c->len);
+		put_pad(b, pad);
+	put(b, fsm_buf_str(c), c->len);
 	if (!numeric && col + 1 < ncol)
-		fsm_buf_printf(b, "%*s", (int)pad, "");
+		put_pad(b, pad);
 }
 
 int fsm_format_fs_table(struct fsm_buf *b, const struct fsm_fs *fss,
@@ -501,14 +771,14 @@ int fsm_format_fs_table(struct fsm_buf *b, const struct fsm_fs *fss,
 			goto out;
 		put_cell(b, &c, col, ncol, width[col]);
 	}
-	fsm_buf_puts(b, "\n");
+	put_lit(b, "\n");
 	for (size_t r = 0; r < n; r++) {
 		for (size_t col = 0; col < ncol; col++) {
 			if (cell(&c, &fss[r], col, cols) < 0)
 				goto out;
 			put_cell(b, &c, col, ncol, width[col]);
 		}
-		fsm_buf_puts(b, "\n");
+		put_lit(b, "\n");
 	}
 	ret = done(b);
 out:

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <netlink/genl/genl.h>
@@ -595,6 +596,8 @@ static void test_escaping(void)
 	fsm_buf_free(&b);
 }
 
+static void test_time_vs_gmtime(void);
+
 static void test_time(void)
 {
 	struct fsm_buf b;
@@ -609,6 +612,154 @@ static void test_time(void)
 	fsm_format_time(&b, UINT64_MAX);
 	is_str(fsm_buf_str(&b), "2554-07-21T23:34:33.709551615Z", "time: u64 max");
 	fsm_buf_free(&b);
+	test_time_vs_gmtime();
+}
+
+/*
+ * The formatter computes the calendar itself: compare it with gmtime_r()
+ * on every day a u64 of ns reaches, at a different second of each, and
+ * on the last second of each day.
+ */
+static void test_time_vs_gmtime(void)
+{
+	const uint64_t last_day = UINT64_MAX / 1000000000ULL / 86400;
+	struct fsm_buf b;
+	bool good = true;
+
+	fsm_buf_init(&b);
+	for (uint64_t day = 0; day <= last_day && good; day++) {
+		for (int k = 0; k < 2 && good; k++) {
+			uint64_t sec = day * 86400 + (k ? 86399 : day * 7919 % 86400);
+			uint64_t frac = day * 104729 % 1000000000ULL;
+			time_t t = (time_t)sec;
+			char want[64];
+			struct tm tm;
+
+			if (sec > UINT64_MAX / 1000000000ULL ||
+			    (sec == UINT64_MAX / 1000000000ULL &&
+			     frac > UINT64_MAX % 1000000000ULL))
+				continue;
+			if (!gmtime_r(&t, &tm)) {
+				good = false;
+				break;
+			}
+			snprintf(want, sizeof(want),
+				 "%04d-%02d-%02dT%02d:%02d:%02d.%09luZ",
+				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+				 tm.tm_hour, tm.tm_min, tm.tm_sec,
+				 (unsigned long)frac);
+			fsm_buf_reset(&b);
+			fsm_format_time(&b, sec * 1000000000ULL + frac);
+			if (strcmp(fsm_buf_str(&b), want)) {
+				diag_str("got", fsm_buf_str(&b));
+				diag_str("want", want);
+				good = false;
+			}
+		}
+	}
+	ok(good && !b.oom, "time: as gmtime_r() on every day from 1970 to 2554");
+	fsm_buf_free(&b);
+}
+
+/* Integers, UUIDs and escapes, against printf and per-byte references. */
+static void test_writers(void)
+{
+	struct fsm_buf b, want;
+	bool good = true;
+	char s[256];
+	uint8_t u[FSM_UUID_LEN];
+
+	/* %llu at every power of ten and one below, through "missed N". */
+	fsm_buf_init(&b);
+	fsm_buf_init(&want);
+	for (uint64_t p = 1;; p *= 10) {
+		const uint64_t vals[] = { p - 1, p, p + 1, UINT64_MAX };
+		struct fsm_missed m = { .major = (uint32_t)p,
+					.minor = UINT32_MAX, .warning = 1 };
+
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			m.missed = vals[i];
+			fsm_buf_reset(&b);
+			fsm_buf_reset(&want);
+			fsm_format_missed_words(&b, &m);
+			fsm_buf_printf(&want, "missed %llu enospc warnings on - - (%u:%u)",
+				       (unsigned long long)m.missed, m.major, m.minor);
+			if (strcmp(fsm_buf_str(&b), fsm_buf_str(&want))) {
+				diag_str("got", fsm_buf_str(&b));
+				diag_str("want", fsm_buf_str(&want));
+				good = false;
+			}
+		}
+		if (p > UINT64_MAX / 10)
+			break;
+	}
+	ok(good, "integers: as %%llu and %%u at every power of ten");
+
+	/* Every byte value in a UUID. */
+	good = true;
+	for (int i = 0; i < 256; i += FSM_UUID_LEN) {
+		for (int j = 0; j < FSM_UUID_LEN; j++)
+			u[j] = (uint8_t)(i + j * 17);
+		fsm_buf_reset(&b);
+		fsm_buf_reset(&want);
+		fsm_format_uuid(&b, u);
+		fsm_buf_printf(&want,
+			"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
+			u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+		good = good && !strcmp(fsm_buf_str(&b), fsm_buf_str(&want));
+	}
+	ok(good, "uuid: as 16 %%02x, every byte value");
+
+	/* Every byte value 1..255 in one string, against byte-by-byte
+	 * references. */
+	for (int i = 1; i < 256; i++)
+		s[i - 1] = (char)i;
+	s[255] = '\0';
+	fsm_buf_reset(&b);
+	fsm_buf_reset(&want);
+	fsm_text_string(&b, s);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			fsm_buf_printf(&want, "\\x%02x", *c);
+		else if (*c == '\\')
+			fsm_buf_puts(&want, "\\\\");
+		else
+			fsm_buf_append(&want, c, 1);
+	}
+	is_str(fsm_buf_str(&b), fsm_buf_str(&want), "text: every byte value escaped as before");
+	fsm_buf_reset(&b);
+	fsm_buf_reset(&want);
+	/* With valid sequences among the bytes too. */
+	fsm_json_string(&b, "\xc3\xa9\x01\xe2\x82\xac\xf0\x9f\x98\x80\"");
+	fsm_json_string(&want, s);
+	is_str(fsm_buf_str(&b), "\"\xc3\xa9\\u0001\xe2\x82\xac\xf0\x9f\x98\x80\\\"\"",
+	       "JSON: valid UTF-8 kept between escapes");
+	fsm_buf_reset(&b);
+	fsm_buf_puts(&b, "\"");
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fsm_buf_printf(&b, "\\%c", *c);
+		else if (*c < 0x20 || *c >= 0x7f)	/* in this order, no byte >= 0x80 starts a valid sequence */
+			fsm_buf_printf(&b, "\\u%04x", *c);
+		else
+			fsm_buf_append(&b, c, 1);
+	}
+	fsm_buf_puts(&b, "\"");
+	is_str(fsm_buf_str(&want), fsm_buf_str(&b), "JSON: every byte value escaped as before");
+
+	/* Once out of memory, every writer leaves the contents alone. */
+	fsm_buf_reset(&b);
+	fsm_buf_puts(&b, "kept");
+	b.oom = true;
+	memset(u, 0xab, sizeof(u));
+	ok(fsm_format_time(&b, 1) < 0 && fsm_format_uuid(&b, u) < 0 &&
+	   fsm_json_string(&b, "x\n") < 0 && fsm_text_string(&b, "x\n") < 0 &&
+	   fsm_format_warning_name(&b, 99) < 0 && fsm_buf_printf(&b, "%d", 1) < 0 &&
+	   b.len == 4 && !strcmp(fsm_buf_str(&b), "kept"),
+	   "out of memory: writers fail and leave the contents");
+	fsm_buf_free(&b);
+	fsm_buf_free(&want);
 }
 
 static void test_buf(void)
@@ -1970,6 +2121,7 @@ int main(void)
 	test_not_an_event();
 	test_escaping();
 	test_time();
+	test_writers();
 	test_buf();
 	test_accounting();
 	test_dump_parse();
