@@ -473,11 +473,50 @@ static uint64_t event_time(const struct fsm_event *ev, uint64_t recv_ns)
 }
 
 /*
+ * --receive-time, text: " received %c%llu.%03lluus" of the receive time
+ * less the kernel's TIMESTAMP, sign always written ('+' for 0); the
+ * delivery latency in microseconds, to the nanosecond. " received -"
+ * when the kernel sent no TIMESTAMP: there is nothing to subtract.
+ */
+static void put_received_delta(struct fsm_buf *b, const struct fsm_event *ev,
+			       uint64_t recv_ns)
+{
+	uint64_t d;
+	unsigned int frac;
+	char *p;
+
+	if (!ev->has_timestamp) {
+		put_lit(b, " received -");
+		return;
+	}
+	/* Unsigned both ways: no overflow whatever the two values. */
+	if (recv_ns >= ev->timestamp_ns) {
+		d = recv_ns - ev->timestamp_ns;
+		put_lit(b, " received +");
+	} else {
+		d = ev->timestamp_ns - recv_ns;
+		put_lit(b, " received -");
+	}
+	put_u64(b, d / 1000);
+	frac = (unsigned int)(d % 1000);
+	p = room(b, 6);
+	if (!p)
+		return;
+	p[0] = '.';
+	p[1] = (char)('0' + frac / 100);
+	two_digits(p + 2, frac % 100);
+	p[4] = 'u';
+	p[5] = 's';
+	commit(b, p + 6);
+}
+
+/*
  * 2026-12-03T07:42:51.123456789Z 254:16 ext4 vdb uuid <uuid>: no space left
  * for data, uid 0, pid 123 (alloc_test), count 5 (2 suppressed)
+ * and with @received: ... (2 suppressed) received +12.345us
  */
 int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
-			  uint64_t recv_ns)
+			  uint64_t recv_ns, bool received)
 {
 	const char *words = fsm_warning_words(ev->warning);
 
@@ -519,6 +558,8 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 		put_u64(b, ev->suppressed);
 		put_lit(b, " suppressed)");
 	}
+	if (received)
+		put_received_delta(b, ev, recv_ns);
 	put_lit(b, "\n");
 	return done(b);
 }
@@ -568,7 +609,7 @@ static void json_dev(struct fsm_buf *b, uint32_t major, uint32_t minor)
 }
 
 int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
-			  uint64_t recv_ns)
+			  uint64_t recv_ns, bool received)
 {
 	uint64_t t = event_time(ev, recv_ns);
 
@@ -591,6 +632,9 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	fsm_json_string(b, ev->comm);
 	json_u64(b, "count", true, ev->count);
 	json_u64(b, "suppressed", ev->has_suppressed, ev->suppressed);
+	/* --receive-time: last, so that every other key keeps its place. */
+	if (received)
+		json_u64(b, "received_ns", true, recv_ns);
 	put_lit(b, "}\n");
 	return done(b);
 }

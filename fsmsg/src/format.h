@@ -58,13 +58,18 @@ int fsm_text_string(struct fsm_buf *b, const char *s);	/* NULL: - */
 size_t fsm_utf8_seq(const unsigned char *s);
 
 /*
- * One line each, '\n' included. @recv_ns stands in for an absent
- * TIMESTAMP; @now_ns is the time of a missed report.
+ * One line each, '\n' included. @recv_ns is when fsmsg received the
+ * message (CLOCK_REALTIME): it stands in for an absent TIMESTAMP, and with
+ * @received (--receive-time) it is added to the event line: JSON ends with
+ * ,"received_ns":<recv_ns>; text ends with " received +<us>us", the receive
+ * time less TIMESTAMP in microseconds with three decimals, signed
+ * (" received -" without a TIMESTAMP). @now_ns is the time of a missed
+ * report.
  */
 int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
-			  uint64_t recv_ns);
+			  uint64_t recv_ns, bool received);
 int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
-			  uint64_t recv_ns);
+			  uint64_t recv_ns, bool received);
 int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m);
 /* The same without "fsmsg: " and the newline, for syslog and the journal. */
 int fsm_format_missed_words(struct fsm_buf *b, const struct fsm_missed *m);

@@ -164,11 +164,11 @@ static int finish(struct fsm_fields *f)
 }
 
 int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
-		      uint64_t recv_ns)
+		      uint64_t recv_ns, bool received)
 {
 	if (message_begin(f) < 0)
 		return -1;
-	fsm_format_event_text(&f->buf, ev, recv_ns);
+	fsm_format_event_text(&f->buf, ev, recv_ns, false);
 	end(f);
 	fsm_fields_add(f, "MESSAGE_ID", "%s", fsm_journal_message_id(ev->warning));
 	identity(f, ev->warning == FS_MSG_WARN_META_ENOSPC ? LOG_ERR : LOG_WARNING);
@@ -187,6 +187,9 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 	fsm_fields_add(f, "FSMSG_TIMESTAMP_NS", "%llu",
 		       (unsigned long long)(ev->has_timestamp ? ev->timestamp_ns
 							      : recv_ns));
+	if (received)
+		fsm_fields_add(f, "FSMSG_RECEIVED_NS", "%llu",
+			       (unsigned long long)recv_ns);
 	return finish(f);
 }
 

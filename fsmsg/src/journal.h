@@ -16,7 +16,7 @@
 #include "event.h"
 #include "format.h"
 
-/* More than any entry here has (an event has 19). */
+/* More than any entry here has (an event has 19, 20 with --receive-time). */
 #define FSM_FIELDS_MAX 32
 
 /*
@@ -62,12 +62,13 @@ const char *fsm_journal_message_id(uint32_t warning);
 
 /*
  * The entries, into @f (reset first). Fields the kernel did not send are
- * left out. MESSAGE is the text output's line; @recv_ns stands in for an
- * absent TIMESTAMP, as in the text output. Each returns 0, or -1 when out
- * of memory.
+ * left out. MESSAGE is the text output's line (without the --receive-time
+ * suffix); @recv_ns stands in for an absent TIMESTAMP, as in the text
+ * output, and with @received (--receive-time) it is FSMSG_RECEIVED_NS, the
+ * last field. Each returns 0, or -1 when out of memory.
  */
 int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
-		      uint64_t recv_ns);
+		      uint64_t recv_ns, bool received);
 int fsm_journal_missed(struct fsm_fields *f, const struct fsm_missed *ms);
 /* A diagnostic: MESSAGE, PRIORITY and the identity fields only. */
 int fsm_journal_text(struct fsm_fields *f, int prio, const char *message);

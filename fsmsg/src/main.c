@@ -82,6 +82,7 @@ struct options {
 	bool syslog;
 	bool journal;
 	bool quiet;
+	bool receive_time;	/* --receive-time */
 	uint64_t count;		/* 0: unlimited */
 	bool has_timeout;
 	struct timespec timeout;
@@ -135,6 +136,10 @@ static void usage(FILE *fp)
 "\n"
 "  -F, --foreground         stay in the foreground, events on standard output\n"
 "  -j, --json               one JSON object per line instead of text\n"
+"  -r, --receive-time       add when fsmsg received each warning: JSON key\n"
+"                           \"received_ns\" (ns since the epoch), text suffix\n"
+"                           \" received +<us>us\" (the delay since the kernel's\n"
+"                           timestamp)\n"
 "  -l, --list               list the filesystems and their warning counters\n"
 "  -d, --device DEV         only DEV: MAJ:MIN, a block device, or any path on\n"
 "                           the filesystem (repeatable)\n"
@@ -271,6 +276,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "journal", no_argument, NULL, OPT_JOURNAL },
 		{ "prometheus-textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "receive-time", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -280,7 +286,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	uint32_t w;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "Fjld:T:u:w:c:t:p:sqhV",
+	while ((c = getopt_long(argc, argv, "Fjld:T:u:w:c:t:p:sqrhV",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -349,6 +355,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'r':
+			o->receive_time = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -422,13 +431,34 @@ static void journal_sink(void *arg, const struct fsm_fields *entry)
 }
 #endif
 
+/*
+ * --receive-time: CLOCK_REALTIME right after the recvmsg() that returned
+ * the datagram being handled. libnl's nl_recvmsgs() reads one datagram
+ * (nl_recv(): recvmsg(), after a MSG_PEEK one for its size), then runs
+ * the callbacks on each netlink message in it; the kernel multicasts
+ * every warning as a datagram of its own, so this is per warning. It
+ * lives here because libnl's recv hook has no argument to carry it.
+ */
+static uint64_t received_ns;
+
+static int recv_stamped(struct nl_sock *sk, struct sockaddr_nl *nla,
+			unsigned char **buf, struct ucred **creds)
+{
+	int n = nl_recv(sk, nla, buf, creds);
+
+	if (n > 0)
+		received_ns = now_ns();
+	return n;
+}
+
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct app *app = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	uint64_t t = app->opt.receive_time ? received_ns : now_ns();
 
 	app->activity = true;
-	if (fsm_monitor_message(&app->mon, nlh, nlh->nlmsg_len, now_ns()) < 0) {
+	if (fsm_monitor_message(&app->mon, nlh, nlh->nlmsg_len, t) < 0) {
 		app->fatal = true;
 		return NL_STOP;
 	}
@@ -577,6 +607,14 @@ static void subscribe(struct app *app)
 		say(app, LOG_ERR, "cannot make the event socket non-blocking: %s",
 		    nl_geterror(err));
 		exit(EXIT_RUNTIME);
+	}
+	if (app->opt.receive_time) {
+		struct nl_cb *cb = nl_socket_get_cb(app->ev);
+
+		if (!cb)
+			oom();
+		nl_cb_overwrite_recv(cb, recv_stamped);
+		nl_cb_put(cb);
 	}
 }
 
@@ -1015,6 +1053,7 @@ int main(int argc, char **argv)
 	app.mon.err = stderr;
 	app.mon.filter = &app.opt.filter;
 	app.mon.max_events = app.opt.count;
+	app.mon.received = app.opt.receive_time;
 	if (fsm_monitor_init(&app.mon) < 0)
 		oom();
 

@@ -285,13 +285,13 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 	}
 	fsm_buf_reset(&m->buf);
 	if (m->json)
-		fsm_format_event_json(&m->buf, &ev, now_ns);
+		fsm_format_event_json(&m->buf, &ev, now_ns, m->received);
 	else
-		fsm_format_event_text(&m->buf, &ev, now_ns);
+		fsm_format_event_text(&m->buf, &ev, now_ns, m->received);
 	if (emit(m) < 0)
 		return -1;
 	log_line(m, fsm_warning_priority(ev.warning), 0);
-	if (m->sink && fsm_journal_event(&m->fields, &ev, now_ns) == 0)
+	if (m->sink && fsm_journal_event(&m->fields, &ev, now_ns, m->received) == 0)
 		m->sink(m->sink_arg, &m->fields);
 	m->events++;
 	if (m->max_events && m->events >= m->max_events)

@@ -38,6 +38,9 @@ struct fsm_monitor {
 	const struct fsm_filter *filter;	/* required */
 	int family;		/* resolved family id, 0: any */
 	uint64_t max_events;	/* --count, 0: no limit */
+	/* --receive-time: the receive time of each message is added to its
+	 * event line (stdout and syslog) and journal entry. */
+	bool received;
 
 	/* State. */
 	struct fsm_acct *acct;
@@ -82,9 +85,10 @@ void fsm_monitor_log(struct fsm_monitor *m, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * One message from the event socket, received at @now_ns (CLOCK_REALTIME).
- * Invalid ones are reported and skipped. Returns 0, or -1 when writing the
- * output failed (write_errno).
+ * One message from the event socket, received at @now_ns (CLOCK_REALTIME;
+ * with m->received, read right after the recvmsg() that returned it, as
+ * it is shown). Invalid ones are reported and skipped. Returns 0, or -1
+ * when writing the output failed (write_errno).
  */
 int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 			uint64_t now_ns);

@@ -75,6 +75,11 @@ if [ "$rc" -eq 0 ] && grep -q '^Usage: fsmsg \[OPTION\]' "$TMP/out" &&
 else
 	not_ok "--help: usage with exit codes on stdout, exit 0"
 fi
+if grep -q -- '^  -r, --receive-time  *add when fsmsg received each warning' "$TMP/out"; then
+	ok "--help: -r, --receive-time"
+else
+	not_ok "--help: -r, --receive-time"
+fi
 run "$FSMSG" -h
 if [ "$rc" -eq 0 ] && grep -q '^Usage: fsmsg' "$TMP/out"; then
 	ok "-h: exit 0"

@@ -162,6 +162,58 @@ check "--timeout before --count events: exit 3" eval '[ $rc -eq 3 ] && [ ! -s "$
 fake "$FSMSG" -F -c 2
 check "--count 2: exactly two lines" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ]'
 
+# ---- --receive-time ---------------------------------------------------------
+# Same script as above: the lines are the same but for the added receive
+# time, which the missed reports do not get.
+fake "$FSMSG" -F -j -q -c 3 -r
+masked "$TMP/out" | sed 's/,"received_ns":[0-9]*}$/,"received_ns":R}/' >"$TMP/masked"
+check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"received_ns\":R}
+{\"time\":\"${T}2Z\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"received_ns\":R}
+{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
+{\"time\":\"${T}3Z\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"received_ns\":R}"'
+fake "$FSMSG" -F --receive-time -c 3
+sed -E 's/ received [+-][0-9]+\.[0-9]{3}us$/ received D/' "$TMP/out" >"$TMP/masked"
+check "--receive-time, text: ' received <+|-><us>.<3 digits>us' ends every event line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "${T}1Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4 received D
+${T}2Z 0:45 btrfs vdc uuid -: no space left for data, uid 0, pid 4242 (dd), count 13 received D
+${T}3Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed) received D"'
+check "--receive-time, text: stderr as without it" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
+fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
+
+# With the kernel's timestamps from the real clock, the delay is >= 0 and
+# small: the fake kernel sends right after fsmsg's seed dump.
+script <<EOF
+realtime
+fs 254 16 ext4 vdb $U 0 0 0
+event 1 254 16 1 0 a
+event 2 254 16 1 0 b
+event 3 254 16 1 0 c
+EOF
+# delays FILE: received_ns - timestamp_ns of each JSON event line
+delays() {
+	sed -n 's/.*"timestamp_ns":\([0-9]*\),.*,"received_ns":\([0-9]*\)}$/\2 \1/p' "$1" |
+		while read -r rx ts; do echo $((rx - ts)); done
+}
+# sane_delays FILE N: N event lines, each delay in [0, 10 s)
+sane_delays() {
+	delays "$1" >"$TMP/delays"
+	[ "$(wc -l <"$TMP/delays")" -eq "$2" ] || return 1
+	while read -r d; do
+		if [ "$d" -lt 0 ] || [ "$d" -ge 10000000000 ]; then
+			echo "#   delay $d ns"
+			return 1
+		fi
+	done <"$TMP/delays"
+}
+fake "$FSMSG" -F -j -q -c 3 -r
+check "-r, JSON, kernel on the same clock: 0 <= received_ns - timestamp_ns < 10 s" eval '[ $rc -eq 0 ] && sane_delays "$TMP/out" 3'
+fake "$FSMSG" -F -q -c 3 -r
+check "-r, text, kernel on the same clock: a delay of + some us on every line" eval '[ $rc -eq 0 ] && [ "$(grep -cE " received \+[0-9]{1,7}\.[0-9]{3}us\$" "$TMP/out")" -eq 3 ]'
+fake "$FSMSG" -F -j -q -c 3
+check "without -r: no receive time" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 3 ] && ! grep -q received "$TMP/out"'
+fake "$FSMSG" -l -r
+check "--list -r: the table, unchanged" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  ENOSPC  META-ENOSPC  INODE-ENOSPC
+vdb     254:16   ext4    $U       0            0             0"'
+
 # ---- invalid message in the stream ---------------------------------------
 script <<EOF
 fs 254 16 ext4 vdb - 0 0 0
@@ -452,6 +504,10 @@ SYSLOG_IDENTIFIER=fsmsg'
 	cmp -s "$J" "$TMP/want" || diff "$TMP/want" "$J" | sed 's/^/#   /'
 
 	rm -f "$J"
+	fake "$FSMSG" -F -r --journal -c 3
+	check "--journal -r: FSMSG_RECEIVED_NS after FSMSG_TIMESTAMP_NS in each event entry, MESSAGE without the delay" eval '[ $rc -eq 0 ] && [ "$(grep -A1 "^FSMSG_TIMESTAMP_NS=" "$J" | grep -c "^FSMSG_RECEIVED_NS=[0-9]*\$")" -eq 3 ] && [ "$(grep -c "^FSMSG_RECEIVED_NS=" "$J")" -eq 3 ] && ! grep -q "^MESSAGE=.* received" "$J" && [ "$(grep -c " received [+-]" "$TMP/out")" -eq 3 ]'
+
+	rm -f "$J"
 	fake "$FSMSG" --journal -p "$TMP/j.pid"
 	dpid=$(cat "$TMP/j.pid" 2>/dev/null)
 	i=0
@@ -526,8 +582,8 @@ EOF
 		JOPT=--journal
 	fi
 	# shellcheck disable=SC2086 # VG and JOPT are word lists
-	FAKEGENL_JOURNAL=$TMP/vg.journal fake $VG "$FSMSG" -F -j $JOPT --prometheus-textfile "$M" -t 3
-	check "valgrind: metrics file (rewrites, refresh after activity) ${JOPT:+and journal }clean" eval '[ $rc -eq 0 ] && grep -q "^fsmsg_overruns_total 1\$" "$M"'
+	FAKEGENL_JOURNAL=$TMP/vg.journal fake $VG "$FSMSG" -F -j -r $JOPT --prometheus-textfile "$M" -t 3
+	check "valgrind: metrics file (rewrites, refresh after activity) ${JOPT:+and journal }with --receive-time clean" eval '[ $rc -eq 0 ] && grep -q "^fsmsg_overruns_total 1\$" "$M" && grep -q "\"received_ns\":[0-9]*}\$" "$TMP/out"'
 	# shellcheck disable=SC2086
 	fake $VG "$FSMSG" -l -T btrfs
 	check "valgrind: --list clean" eval '[ $rc -eq 0 ] && grep -q "^vdc " "$TMP/out"'

@@ -23,7 +23,10 @@
  *                                  grows (an event resets it)
  *   overrun                        the next read fails with ENOBUFS
  *   invalid                        a WARNING message without COUNT
- * Timestamps are 1796283771000000000 + n for the n-th warning (1-based).
+ *   realtime                       (setup) timestamps from CLOCK_REALTIME
+ *                                  when each warning is sent, as the kernel
+ * Timestamps are 1796283771000000000 + n for the n-th warning (1-based),
+ * unless "realtime".
  *
  * More environment, all optional:
  *   FAKEGENL_STATE=file     the kernel outlives fsmsg: counters are loaded
@@ -43,6 +46,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/genetlink.h>
@@ -73,7 +77,7 @@ struct row {
 static struct fake fakes[MAX_FAKES];
 static struct row rows[MAX_ROWS];
 static int nrows;
-static bool loaded, nofamily, deny_join, deny_dump, script_ran;
+static bool loaded, nofamily, deny_join, deny_dump, script_ran, realtime;
 static uint64_t nwarn;
 static char *script_text;	/* the lines after the setup */
 
@@ -227,6 +231,8 @@ static void load(void)
 			deny_join = true;
 		} else if (!strncmp(line, "deny-dump", 9)) {
 			deny_dump = true;
+		} else if (!strncmp(line, "realtime", 8)) {
+			realtime = true;
 		} else if (!strncmp(line, "fs ", 3)) {
 			if (nrows == MAX_ROWS)
 				die("too many fs");
@@ -361,6 +367,17 @@ static void dump_reply(struct fake *f, const struct nlmsghdr *req)
 	}
 }
 
+/* The TIMESTAMP of the warning just counted (nwarn). */
+static uint64_t warn_ts(void)
+{
+	struct timespec ts;
+
+	if (!realtime)
+		return BASE_TS + nwarn;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static void multicast(const void *p, size_t n)
 {
 	for (int i = 0; i < MAX_FAKES; i++)
@@ -374,11 +391,13 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 {
 	struct row *row = find_row(major, minor);
 	struct raw r = { 0 };
+	uint64_t ts;
 
 	++nwarn;
+	ts = warn_ts();
 	if (valid) {
 		row->count[w < 4 ? w : 0] = count;
-		row->last[w < 4 ? w : 0] = BASE_TS + nwarn;
+		row->last[w < 4 ? w : 0] = ts;
 		row->supp[w < 4 ? w : 0] = 0;	/* reported with this one */
 	}
 	raw_begin(&r, FS_MSG_CMD_WARNING);
@@ -392,7 +411,7 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 		raw_attr(&r, FS_MSG_A_UUID, row->uuid, 16);
 	raw_u32(&r, FS_MSG_A_PID, 4242);
 	raw_str(&r, FS_MSG_A_COMM, comm);
-	raw_u64_pad(&r, FS_MSG_A_TIMESTAMP, FS_MSG_A_PAD, BASE_TS + nwarn);
+	raw_u64_pad(&r, FS_MSG_A_TIMESTAMP, FS_MSG_A_PAD, ts);
 	if (valid)
 		raw_u64_pad(&r, FS_MSG_A_COUNT, FS_MSG_A_PAD, count);
 	raw_u64_pad(&r, FS_MSG_A_SUPPRESSED, FS_MSG_A_PAD, suppressed);
@@ -420,7 +439,8 @@ static void run_script(void)
 			struct row *row = find_row(major, minor);
 
 			row->count[w] = count;
-			row->last[w] = BASE_TS + ++nwarn;
+			++nwarn;
+			row->last[w] = warn_ts();
 			row->supp[w] = 0;	/* the lost message carried them */
 		} else if (sscanf(line, "held %u %u %u %lu", &w, &major, &minor,
 				  &count) == 4 && w >= 1 && w <= 3) {
@@ -429,7 +449,8 @@ static void run_script(void)
 			if (count > row->count[w])
 				row->supp[w] += count - row->count[w];
 			row->count[w] = count;
-			row->last[w] = BASE_TS + ++nwarn;
+			++nwarn;
+			row->last[w] = warn_ts();
 		} else if (!strcmp(line, "overrun")) {
 			multicast("!", 1);	/* becomes ENOBUFS when read */
 		} else if (!strcmp(line, "invalid")) {

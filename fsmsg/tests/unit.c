@@ -129,13 +129,13 @@ static void test_full_event(void)
 	ok(ev.has_uuid && !memcmp(ev.uuid, test_uuid, 16), "uuid read");
 
 	fsm_buf_init(&b);
-	fsm_format_event_text(&b, &ev, RECV);
+	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data,"
 	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n",
 	       "full event: text line");
 	fsm_buf_reset(&b);
-	fsm_format_event_json(&b, &ev, RECV);
+	fsm_format_event_json(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
 	       "\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"254:16\","
@@ -175,13 +175,13 @@ static void test_libnl_built(void)
 	ok(fsm_event_parse(nlh, nlh->nlmsg_len, TEST_FAMILY, &ev, &err) ==
 	   FSM_PARSE_OK, "libnl-built event parses");
 	fsm_buf_init(&b);
-	fsm_format_event_text(&b, &ev, RECV);
+	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       TS_STR " 0:45 btrfs vdc uuid -: no space left for metadata, uid 0,"
 	       " pid 4242 (kworker/u8:1), count 1\n",
 	       "libnl-built event: text, no uuid, no suppressed suffix for 0");
 	fsm_buf_reset(&b);
-	fsm_format_event_json(&b, &ev, RECV);
+	fsm_format_event_json(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
 	       "\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"0:45\","
@@ -216,12 +216,12 @@ static void test_minimal_event(void)
 	   !ev.has_uuid && !ev.fstype && !ev.device && !ev.comm,
 	   "absent optional attributes are marked absent");
 	fsm_buf_init(&b);
-	fsm_format_event_text(&b, &ev, RECV);
+	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       RECV_STR " 8:3 - - uuid -: no free inodes, uid -, pid - (-), count 7\n",
 	       "minimal event: text uses '-' and the receive time");
 	fsm_buf_reset(&b);
-	fsm_format_event_json(&b, &ev, RECV);
+	fsm_format_event_json(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       "{\"time\":\"" RECV_STR "\",\"timestamp_ns\":1700000000000000001,"
 	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"dev\":\"8:3\","
@@ -244,11 +244,11 @@ static void test_unknown_warning(void)
 	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.warning == 7,
 	   "unknown warning type 7 is kept, not dropped");
 	fsm_buf_init(&b);
-	fsm_format_event_text(&b, &ev, RECV);
+	fsm_format_event_text(&b, &ev, RECV, false);
 	has_str(fsm_buf_str(&b), ": unknown warning 7, uid -",
 		"unknown warning: words carry the number");
 	fsm_buf_reset(&b);
-	fsm_format_event_json(&b, &ev, RECV);
+	fsm_format_event_json(&b, &ev, RECV, false);
 	has_str(fsm_buf_str(&b), "\"warning\":\"unknown-7\",\"warning_id\":7,",
 		"unknown warning: JSON name unknown-7 and id");
 	fsm_buf_free(&b);
@@ -467,7 +467,7 @@ static void test_oversized(void)
 	raw_end(&r);
 	fsm_buf_init(&b);
 	ok(parse(&r, &ev, &err) == FSM_PARSE_OK &&
-	   fsm_format_event_json(&b, &ev, RECV) == 0 &&
+	   fsm_format_event_json(&b, &ev, RECV, false) == 0 &&
 	   strstr(fsm_buf_str(&b), huge) && b.len == strlen(fsm_buf_str(&b)),
 	   "255-character COMM accepted and printed whole");
 	fsm_buf_free(&b);
@@ -567,13 +567,13 @@ static void test_escaping(void)
 	raw_full_event(&r, 1, 1, 0, comm);
 	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "event with odd comm parses");
 	fsm_buf_init(&b);
-	fsm_format_event_json(&b, &ev, RECV);
+	fsm_format_event_json(&b, &ev, RECV, false);
 	has_str(fsm_buf_str(&b),
 		"\"comm\":\"a\\\"b\\\\c\\u000ad\\u0009e\\u0001f\\u007fg\xc3\xa9h"
 		"\\u00ffi\xf0\x9f\x98\x80j\\u00ed\\u00a0\\u0080\",",
 		"JSON escapes quotes, backslashes, controls, invalid UTF-8");
 	fsm_buf_reset(&b);
-	fsm_format_event_text(&b, &ev, RECV);
+	fsm_format_event_text(&b, &ev, RECV, false);
 	has_str(fsm_buf_str(&b),
 		"pid 123 (a\"b\\\\c\\x0ad\\x09e\\x01f\\x7fg\xc3\xa9h\xff"
 		"i\xf0\x9f\x98\x80j\xed\xa0\x80), count 1\n",
@@ -1969,7 +1969,7 @@ static void test_journal(void)
 	fsm_fields_init(&f);
 	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 5, 2, "alloc_test");
 	parse(&r, &ev, &err);
-	ok(fsm_journal_event(&f, &ev, RECV) == 0, "journal event: built");
+	ok(fsm_journal_event(&f, &ev, RECV, false) == 0, "journal event: built");
 	got = fields_str(&f);
 	is_str(got,
 	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
@@ -1987,7 +1987,7 @@ static void test_journal(void)
 
 	build_minimal(&r, 7);
 	parse(&r, &ev, &err);
-	fsm_journal_event(&f, &ev, RECV);
+	fsm_journal_event(&f, &ev, RECV, false);
 	got = fields_str(&f);
 	is_str(got,
 	       "MESSAGE=" RECV_STR " 8:3 - - uuid -: unknown warning 7, uid -, pid - (-), count 7\n"
@@ -2003,7 +2003,7 @@ static void test_journal(void)
 	/* Names are printable text in the journal. */
 	raw_full_event(&r, 1, 1, 0, "a\"b\\c\nd\x01" "e\xc3\xa9\xff");
 	parse(&r, &ev, &err);
-	fsm_journal_event(&f, &ev, RECV);
+	fsm_journal_event(&f, &ev, RECV, false);
 	got = fields_str(&f);
 	has_str(got, "\nFSMSG_COMM=a\"b\\c\\x0ad\\x01e\xc3\xa9\\xff\n",
 		"journal: controls and invalid bytes as \\xNN, the rest verbatim");
@@ -2104,6 +2104,264 @@ static void test_monitor_journal(void)
 	fsm_fs_list_free(&l);
 }
 
+/* ---- --receive-time ------------------------------------------------------- */
+
+/* Received 12345.678 us after the kernel's TIMESTAMP (TS). */
+#define RX (TS + 12345678ULL)
+#define RX_NS "1796283771135802467"
+
+/* The text suffix as printf would write it, for any receive time. */
+static void want_delta(struct fsm_buf *w, uint64_t ts, uint64_t rx)
+{
+	uint64_t d = rx >= ts ? rx - ts : ts - rx;
+
+	fsm_buf_printf(w, " received %c%llu.%03lluus", rx >= ts ? '+' : '-',
+		       (unsigned long long)(d / 1000),
+		       (unsigned long long)(d % 1000));
+}
+
+static void test_receive_time_format(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_buf b, want;
+	bool good = true;
+	static const struct {
+		uint64_t rx;
+		const char *suffix;
+	} cases[] = {
+		{ TS, " received +0.000us" },
+		{ TS + 1, " received +0.001us" },
+		{ TS + 7, " received +0.007us" },
+		{ TS + 120, " received +0.120us" },
+		{ TS + 999, " received +0.999us" },
+		{ TS + 1000, " received +1.000us" },
+		{ TS + 1001, " received +1.001us" },
+		{ TS + 85250, " received +85.250us" },
+		{ TS + 3000000000ULL, " received +3000000.000us" },
+		{ TS - 1, " received -0.001us" },
+		{ TS - 1500, " received -1.500us" },
+		{ 0, " received -1796283771123456.789us" },
+		{ UINT64_MAX, " received +16650460302586094.826us" },
+	};
+
+	raw_full_event(&r, FS_MSG_WARN_ENOSPC, 5, 2, "alloc_test");
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "receive time: full event parses");
+	fsm_buf_init(&b);
+	fsm_buf_init(&want);
+	ok(fsm_format_event_text(&b, &ev, RX, true) == 0, "receive time: text formatted");
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data,"
+	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)"
+	       " received +12345.678us\n",
+	       "receive time: text line ends with the delay in us, 3 decimals");
+	fsm_buf_reset(&b);
+	ok(fsm_format_event_json(&b, &ev, RX, true) == 0, "receive time: JSON formatted");
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"254:16\","
+	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"uid\":1000,\"pid\":123,"
+	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2,"
+	       "\"received_ns\":" RX_NS "}\n",
+	       "receive time: JSON line ends with received_ns, the kernel's time kept");
+
+	/* Without the option, the receive time changes nothing but a
+	 * missing TIMESTAMP: the lines of test_full_event(). */
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RX, false);
+	fsm_buf_reset(&want);
+	fsm_format_event_text(&want, &ev, RECV, false);
+	is_str(fsm_buf_str(&b), fsm_buf_str(&want),
+	       "receive time off: text line independent of the receive time");
+	ok(!strstr(fsm_buf_str(&b), "received"), "receive time off: no suffix");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RX, false);
+	ok(!strstr(fsm_buf_str(&b), "received_ns") &&
+	   !strcmp(fsm_buf_str(&b) + b.len - 16, "\"suppressed\":2}\n"),
+	   "receive time off: JSON without received_ns");
+
+	/* Every case, the suffix exactly, and as printf writes it. */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *line;
+		size_t n = strlen(cases[i].suffix);
+
+		fsm_buf_reset(&b);
+		fsm_buf_reset(&want);
+		fsm_format_event_text(&b, &ev, cases[i].rx, true);
+		want_delta(&want, TS, cases[i].rx);
+		line = fsm_buf_str(&b);
+		if (b.len < n + 1 || memcmp(line + b.len - n - 1, cases[i].suffix, n) ||
+		    line[b.len - 1] != '\n' || strcmp(cases[i].suffix, fsm_buf_str(&want))) {
+			diag_str("got", line);
+			diag_str("want suffix", cases[i].suffix);
+			diag_str("printf", fsm_buf_str(&want));
+			good = false;
+		}
+	}
+	ok(good, "receive time: text delay at 0, below and above 1 us, negative, extremes");
+
+	/* Against printf at every power of ten, one below and one above,
+	 * both signs. */
+	good = true;
+	for (uint64_t p = 1;; p *= 10) {
+		const uint64_t ds[] = { p - 1, p, p + 1 };
+
+		for (size_t i = 0; i < 3; i++) {
+			for (int neg = 0; neg < 2; neg++) {
+				uint64_t rx = neg ? TS - ds[i] % TS : TS + ds[i] % (UINT64_MAX - TS);
+				const char *line;
+
+				fsm_buf_reset(&b);
+				fsm_buf_reset(&want);
+				fsm_format_event_text(&b, &ev, rx, true);
+				want_delta(&want, TS, rx);
+				line = fsm_buf_str(&b);
+				if (b.len < want.len + 1 ||
+				    memcmp(line + b.len - want.len - 1, fsm_buf_str(&want), want.len)) {
+					diag_str("got", line);
+					diag_str("want suffix", fsm_buf_str(&want));
+					good = false;
+				}
+			}
+		}
+		if (p > UINT64_MAX / 10)
+			break;
+	}
+	ok(good, "receive time: text delay as printf's %%c%%llu.%%03llu at every power of ten");
+	raw_free(&r);
+
+	/* No TIMESTAMP: the receive time is the event's time too; text has
+	 * no delay to show. */
+	build_minimal(&r, FS_MSG_WARN_INODE_ENOSPC);
+	parse(&r, &ev, &err);
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, true);
+	is_str(fsm_buf_str(&b),
+	       RECV_STR " 8:3 - - uuid -: no free inodes, uid -, pid - (-), count 7 received -\n",
+	       "receive time, no TIMESTAMP: text ' received -'");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, true);
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"" RECV_STR "\",\"timestamp_ns\":1700000000000000001,"
+	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"dev\":\"8:3\","
+	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
+	       "\"uuid\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"count\":7,\"suppressed\":null,\"received_ns\":1700000000000000001}\n",
+	       "receive time, no TIMESTAMP: JSON received_ns equals timestamp_ns");
+	raw_free(&r);
+
+	/* Out of memory: fails, leaves the contents. */
+	raw_full_event(&r, FS_MSG_WARN_ENOSPC, 5, 2, "alloc_test");
+	parse(&r, &ev, &err);
+	fsm_buf_reset(&b);
+	fsm_buf_puts(&b, "kept");
+	b.oom = true;
+	ok(fsm_format_event_text(&b, &ev, RX, true) < 0 &&
+	   fsm_format_event_json(&b, &ev, RX, true) < 0 &&
+	   b.len == 4 && !strcmp(fsm_buf_str(&b), "kept"),
+	   "receive time, out of memory: fails and leaves the contents");
+	raw_free(&r);
+	fsm_buf_free(&b);
+	fsm_buf_free(&want);
+}
+
+static void test_receive_time_monitor(void)
+{
+	struct fsm_fs_list l = { 0 };
+	struct capture c;
+	struct raw r = { 0 };
+	struct fsm_fields f;
+	struct fsm_event ev;
+	struct fsm_error err;
+	char *got;
+	const char *log;
+
+	make_rows(&l);
+	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 6, 1, "alloc_test");
+
+	/* Text: stdout and syslog get the suffix, the missed report not. */
+	cap_init(&c, false);
+	c.m.received = true;
+	fsm_monitor_seed(&c.m, &l);	/* meta-enospc at 3: 6 with 1 suppressed misses 1 */
+	fsm_monitor_message(&c.m, r.buf, r.len, RX);
+	cap_finish(&c);
+	is_str(c.out,
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
+	       "monitor --receive-time, text: the event line with its delay");
+	is_str(c.err, "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n",
+	       "monitor --receive-time, text: missed report unchanged");
+	is_str(fsm_buf_str(&c.log),
+	       "3|missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
+	       "monitor --receive-time, text: syslog gets the line as printed");
+	cap_free(&c);
+
+	/* JSON: received_ns last in the event, not in the missed line. */
+	cap_init(&c, true);
+	c.m.received = true;
+	fsm_monitor_seed(&c.m, &l);
+	fsm_monitor_message(&c.m, r.buf, r.len, RX);
+	cap_finish(&c);
+	is_str(c.out,
+	       "{\"time\":\"2026-12-03T07:42:51.135802467Z\",\"event\":\"missed\",\"dev\":\"254:16\","
+	       "\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "\"warning\":\"meta-enospc\",\"missed\":1}\n"
+	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1,"
+	       "\"received_ns\":" RX_NS "}\n",
+	       "monitor --receive-time, JSON: received_ns last in the event, not in the missed line");
+	cap_free(&c);
+
+	/* The journal: MESSAGE as without the option, FSMSG_RECEIVED_NS last. */
+	cap_init(&c, false);
+	c.m.received = true;
+	c.m.log = NULL;
+	c.m.sink = capture_sink;
+	c.m.sink_arg = &c;
+	fsm_monitor_seed(&c.m, &l);
+	fsm_monitor_message(&c.m, r.buf, r.len, RX);
+	cap_finish(&c);
+	log = fsm_buf_str(&c.log);
+	is_str(log,
+	       "MESSAGE=missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "MESSAGE_ID=" FSM_MSGID_MISSED "\nPRIORITY=3\n" J_ID
+	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
+	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+	       "FSMSG_MISSED=1\n--\n"
+	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed)\n"
+	       "MESSAGE_ID=" FSM_MSGID_META_ENOSPC "\nPRIORITY=3\n" J_ID
+	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
+	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+	       "FSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_COUNT=6\nFSMSG_SUPPRESSED=1\nFSMSG_TIMESTAMP_NS=1796283771123456789\n"
+	       "FSMSG_RECEIVED_NS=" RX_NS "\n--\n",
+	       "monitor --receive-time, journal: FSMSG_RECEIVED_NS last, MESSAGE and missed report unchanged");
+	cap_free(&c);
+
+	/* The same entry built directly, and without the option. */
+	fsm_fields_init(&f);
+	parse(&r, &ev, &err);
+	ok(fsm_journal_event(&f, &ev, RX, true) == 0 && f.n == 20 &&
+	   !strcmp(fsm_fields_get(&f, 19), "FSMSG_RECEIVED_NS=" RX_NS),
+	   "journal event --receive-time: 20 fields, FSMSG_RECEIVED_NS the last");
+	fsm_journal_event(&f, &ev, RX, false);
+	got = fields_str(&f);
+	ok(f.n == 19 && got && !strstr(got, "RECEIVED"),
+	   "journal event without it: 19 fields, no FSMSG_RECEIVED_NS");
+	free(got);
+	fsm_fields_free(&f);
+	raw_free(&r);
+	fsm_fs_list_free(&l);
+}
+
 int main(void)
 {
 	/* Output must not depend on the machine's zone or locale. */
@@ -2141,6 +2399,8 @@ int main(void)
 	test_textfile();
 	test_journal();
 	test_monitor_journal();
+	test_receive_time_format();
+	test_receive_time_monitor();
 
 	printf("1..%d\n", tests);
 	printf("# %d passed, %d failed\n", tests - failed, failed);
