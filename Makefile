@@ -123,7 +123,7 @@ sparse: kernel-tree base-config
 
 tools: deps
 	$(Q)+$(MAKE) -C alloc_test OUT=$(BUILD)/alloc_test
-	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg
+	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg all promcheck
 
 images: deps
 	@echo "  MKFS    $(IMAGES)"
@@ -144,7 +144,7 @@ initramfs: tools probe images $(GEN_INIT_CPIO)
 	@echo "  CPIO    $(INITRAMFS)"
 	$(Q)scripts/make-initramfs.sh $(GEN_INIT_CPIO) $(INITRAMFS) \
 		$(BUILD)/fsmsg/fsmsg.static $(BUILD)/alloc_test/alloc_test.static \
-		$(PROBE) $(IMAGES)/images.env
+		$(PROBE) $(BUILD)/fsmsg/promcheck.static $(IMAGES)/images.env
 
 qemu-test: kernel initramfs
 	$(Q)scripts/run-qemu.sh test $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log

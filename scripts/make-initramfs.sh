@@ -1,12 +1,14 @@
 #!/bin/sh
 # Build the guest's initramfs without root: a gen_init_cpio list naming
-# busybox, the static fsmsg, alloc_test and fsmsg_probe, the guest scripts and the
-# image records, with device nodes and owners written into the archive.
+# busybox, the static fsmsg, alloc_test, fsmsg_probe and promcheck, the guest
+# scripts and the image records, with device nodes and owners written into
+# the archive.
 #
-# usage: make-initramfs.sh GEN_INIT_CPIO OUTPUT FSMSG ALLOC_TEST PROBE IMAGES_ENV
+# usage: make-initramfs.sh GEN_INIT_CPIO OUTPUT FSMSG ALLOC_TEST PROBE \
+#                          PROMCHECK IMAGES_ENV
 set -eu
 
-gen=$1 output=$2 fsmsg=$3 alloc_test=$4 probe=$5 images_env=$6
+gen=$1 output=$2 fsmsg=$3 alloc_test=$4 probe=$5 promcheck=$6 images_env=$7
 top=$(cd "$(dirname "$0")/.." && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 
@@ -38,6 +40,7 @@ list=$output.list
 	file /bin/fsmsg $fsmsg 755 0 0
 	file /bin/alloc_test $alloc_test 755 0 0
 	file /bin/fsmsg_probe $probe 755 0 0
+	file /bin/promcheck $promcheck 755 0 0
 	file /etc/fsmsg/images.env $images_env 644 0 0
 	file /etc/passwd $top/initramfs/etc/passwd 644 0 0
 	file /etc/group $top/initramfs/etc/group 644 0 0
