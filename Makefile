@@ -44,7 +44,7 @@ KMAKE_BASE = $(MAKE) -C $(KSRC_BASE) O=$(KOBJ_BASE) CC="$(KCC)" V=$(V)
 
 .PHONY: all help deps kernel kernel-debug kernel-base kernel-tree \
 	kernel-tree-base base-config sparse tools probe initramfs \
-	images qemu-test qemu-test-debug qemu-rerun demo check check-debug \
+	images qemu-test qemu-test-debug qemu-rerun demo bench check check-debug \
 	check-host checkpatch check-uapi clean distclean
 .DELETE_ON_ERROR:
 
@@ -57,6 +57,7 @@ help:
 	@echo '  qemu-test   build what is missing, boot the guest, run and judge its tests'
 	@echo '  qemu-rerun  boot and test again without rebuilding anything'
 	@echo '  check-debug the guest suite on a lockdep/KASAN/UBSAN/kmemleak kernel'
+	@echo '  bench       the cost of the series: baseline and patched kernels, same run'
 	@echo '  kernel      apply patches/series to the 6.12 tree and build bzImage'
 	@echo '  tools       build fsmsg and alloc_test (host and static builds)'
 	@echo '  initramfs   build the guest initramfs'
@@ -161,6 +162,15 @@ qemu-test-debug: kernel-debug initramfs
 
 check-debug: qemu-test-debug
 
+# Baseline against patched kernel, in one run; then fsmsg's host-side
+# parse-and-format rate.  Results in build/bench/report.txt.
+bench: kernel kernel-base tools probe $(GEN_INIT_CPIO)
+	$(Q)scripts/bench.sh $(BZIMAGE_BASE) $(BZIMAGE) $(GEN_INIT_CPIO) \
+		$(BUILD)/bench $(BUILD)/fsmsg/fsmsg.static \
+		$(BUILD)/alloc_test/alloc_test.static $(PROBE) \
+		$(BUILD)/fsmsg/promcheck.static
+	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg bench
+
 demo: kernel initramfs
 	$(Q)scripts/run-qemu.sh demo $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
 
@@ -181,7 +191,7 @@ check: check-host checkpatch check-uapi sparse
 clean:
 	$(Q)rm -rf $(BUILD)/alloc_test $(BUILD)/fsmsg $(BUILD)/images \
 		$(BUILD)/log $(BUILD)/log-debug $(BUILD)/probe $(INITRAMFS) \
-		$(INITRAMFS).list $(GEN_INIT_CPIO)
+		$(INITRAMFS).list $(GEN_INIT_CPIO) $(BUILD)/bench
 
 distclean:
 	$(Q)rm -rf $(BUILD)

@@ -54,6 +54,7 @@ list=$output.list
 		done
 	done
 	echo "file /demo.sh $top/initramfs/demo.sh 755 0 0"
+	echo "file /bench.sh $top/initramfs/bench.sh 755 0 0"
 } > "$list"
 
 "$gen" "$list" > "$output.tmp"

@@ -2,8 +2,9 @@
 # Boot the test guest under QEMU and, in test mode, judge its KTAP report.
 #
 # usage: run-qemu.sh MODE KERNEL INITRAMFS IMAGEDIR LOGDIR
-#   MODE        test (run the guest suite) or demo
-#   environment KVM=1 to use /dev/kvm (TCG otherwise), QEMU_TIMEOUT
+#   MODE        test (run the guest suite), demo or bench
+#   environment KVM=1 to use /dev/kvm (TCG otherwise), ICOUNT=1 for
+#               instruction-counted guest time, QEMU_TIMEOUT
 #               seconds (default 1800), TESTS=pattern,... to select cases,
 #               QEMU_SMP, QEMU_MEM, V=1 to stream the kernel console too
 #
@@ -26,6 +27,9 @@ done < "$images/drives"
 
 if [ "${KVM:-0}" = 1 ]; then
 	accel=(-accel kvm -cpu host)
+elif [ "${ICOUNT:-0}" = 1 ]; then
+	# Guest time counts instructions: repeatable timings (make bench).
+	accel=(-accel tcg -icount shift=0,sleep=off)
 else
 	accel=(-accel tcg)
 fi

@@ -1,0 +1,167 @@
+#!/bin/sh
+# make bench, one boot: run every workload once on ext4, XFS and btrfs and
+# print one line per figure:
+#   BENCH fs=FS workload=NAME value=NUMBER unit=UNIT
+# The host boots the baseline and the patched kernel in turn and compares.
+# Workloads that need the FS_MSG family run only when the kernel has it.
+
+. /lib/guest.sh
+
+# Sizes: each workload runs for seconds under TCG, so noise averages out.
+WRITE_BYTES=${WRITE_BYTES:-32M}
+CREATES=${CREATES:-3000}
+MKDIRS=${MKDIRS:-1000}
+FAILING=${FAILING:-2000}
+FAILING_BTRFS_CREATES=${FAILING_BTRFS_CREATES:-400}
+LATENCY_WARNINGS=${LATENCY_WARNINGS:-1000}
+FLOOD_THREADS=${FLOOD_THREADS:-4}
+FLOOD_SECONDS=${FLOOD_SECONDS:-10}
+
+fail() {
+	echo "BENCH-ERROR $*"
+	exit 1
+}
+
+bench() {
+	echo "BENCH fs=$1 workload=$2 value=$3 unit=$4"
+}
+
+# rate NAME FS ARGS...: run alloc_test, print its operations per second
+# (ops_per_sec for floods, ops / elapsed otherwise)
+rate() {
+	local name=$1 fs=$2 out ops elapsed v
+	shift 2
+	out=$(alloc_test "/mnt/$fs" "$@") || [ $? = 1 ] || fail "$fs $name: $out"
+	v=$(report ops_per_sec "$out")
+	if [ -z "$v" ]; then
+		ops=$(report ops "$out")
+		elapsed=$(report elapsed "$out")
+		v=$(awk -v o="$ops" -v e="$elapsed" 'BEGIN { printf "%.1f", o / e }')
+	fi
+	bench "$fs" "$name" "$v" ops/s
+}
+
+have_family() {
+	[ -d /proc/sys/fs/fs_msg ]
+}
+
+for name in ext4 xfs btrfs; do
+	mount_img "$name" || fail "cannot mount $name"
+done
+
+echo "BENCH-KERNEL $(uname -r) fs_msg=$(have_family && echo yes || echo no)"
+
+# flood FS FOLDER OP ARGS...: alloc_test flood in the folder FOLDER, made
+# beforehand (a full XFS cannot create even a folder); its fill phase
+# completes a nearly full filesystem, and only the flood phase is timed.
+flood() {
+	local fs=$1 folder=$2 op=$3
+	shift 3
+	alloc_test "/mnt/$fs" --mode flood --flood-op "$op" \
+		--workdir-name "$folder" "$@"
+}
+
+for fs in ext4 xfs btrfs; do
+	dir=/mnt/$fs
+	for f in write write-l latency flood create create-l; do
+		mkdir "$dir/bench.$f"
+	done
+
+	# 1. The normal path: free space, nothing fails.
+	rate write "$fs" --mode buffered --max-bytes "$WRITE_BYTES"
+	rate create "$fs" --mode files --max-ops "$CREATES"
+	rate mkdir "$fs" --mode dirs --max-ops "$MKDIRS"
+
+	# 2. The ENOSPC path: a fixed number of failing writes on a full
+	# filesystem, without and with fsmsg listening (default rate limit).
+	# A write flood removes what it wrote, leaving the filesystem nearly
+	# full again for the next one.
+	# The baseline runs the second flood too, in the same state, without
+	# a listener (it has no family): the patched kernel's "listening"
+	# figure is compared with the same slot of the baseline.
+	nearly_fill "$fs"
+	rate enospc-write "$fs" --mode flood --flood-op write --ops "$FAILING" \
+		--workdir-name bench.write
+	have_family && fsmsg_start --json
+	rate enospc-write-listening "$fs" --mode flood --flood-op write \
+		--ops "$FAILING" --workdir-name bench.write-l
+	have_family && fsmsg_stop
+
+	if have_family; then
+		# 3. Delivery latency: the kernel's timestamp against fsmsg's
+		# receive time, every warning sent (rate limiting off).
+		# fsmsg's resident size before and after this many events
+		# shows whether it grows with their number.
+		ratelimit 0
+		fsmsg_start --json --receive-time
+		rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$FSMSG_PID/status")
+		flood "$fs" bench.latency write --ops "$LATENCY_WARNINGS" \
+			> /dev/null || fail "$fs latency flood"
+		fsmsg_wait_lines "$LATENCY_WARNINGS"
+		hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$FSMSG_PID/status")
+		fsmsg_stop
+		bench "$fs" latency-fsmsg-rss-start "$rss0" KiB
+		bench "$fs" latency-fsmsg-rss-peak "$hwm" KiB
+		awk -F'"timestamp_ns":|"received_ns":' '
+			{ split($2, t, ","); split($3, r, "}"); print (r[1] - t[1]) / 1000 }' \
+			"$FSMSG_OUT" | sort -n > /tmp/latency
+		n=$(lines /tmp/latency)
+		[ "$n" -ge "$LATENCY_WARNINGS" ] || fail "$fs: $n latencies"
+		bench "$fs" latency-p50 "$(sed -n "$(( (n + 1) / 2 ))p" /tmp/latency)" us
+		bench "$fs" latency-p99 "$(sed -n "$(( (n * 99 + 99) / 100 ))p" /tmp/latency)" us
+		bench "$fs" latency-max "$(tail -1 /tmp/latency)" us
+		ratelimit 1000 1
+	fi
+
+	# 4. A flood with the default rate limit: K threads for T seconds.  The
+	# accounting must hold exactly: alloc_test's failures = the kernel's
+	# counter = messages + warnings suppressed in them + still held back.
+	if have_family; then
+		before=$(counter "$fs" enospc)
+		fsmsg_start --json
+		rss0=$(awk '/^VmRSS/ { print $2 }' "/proc/$FSMSG_PID/status")
+	fi
+	out=$(flood "$fs" bench.flood write --threads "$FLOOD_THREADS" \
+		--seconds "$FLOOD_SECONDS") || fail "$fs flood: $out"
+	bench "$fs" flood-ops "$(report ops_per_sec "$out")" ops/s
+	if have_family; then
+		sleep 1
+		hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$FSMSG_PID/status")
+		cpu=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$FSMSG_PID/stat")
+		fsmsg_stop
+		fsmsg --list --json -d "$dir" > /tmp/list.json
+		after=$(sed -n 's/.*"enospc":{"count":\([0-9]*\).*/\1/p' /tmp/list.json)
+		pending=$(sed -n 's/.*"enospc":{[^}]*"suppressed":\([0-9]*\).*/\1/p' /tmp/list.json)
+		failed=$(report enospc "$out")
+		delivered=$(lines "$FSMSG_OUT")
+		suppressed=$(awk -F'"suppressed":' '{ split($2, a, /[,}]/); s += a[1] } END { print s + 0 }' "$FSMSG_OUT")
+		bench "$fs" flood-failed "$failed" warnings
+		bench "$fs" flood-delivered "$delivered" messages
+		bench "$fs" flood-suppressed "$((suppressed + pending))" warnings
+		bench "$fs" flood-fsmsg-cpu "$cpu" s
+		bench "$fs" flood-fsmsg-rss-start "$rss0" KiB
+		bench "$fs" flood-fsmsg-rss-peak "$hwm" KiB
+		if [ "$failed" = "$((after - before))" ] &&
+		   [ "$failed" = "$((delivered + suppressed + pending))" ]; then
+			identity=holds
+		else
+			identity=BROKEN
+		fi
+		echo "BENCH-IDENTITY fs=$fs failed=$failed counter=$((after - before)) delivered=$delivered suppressed=$suppressed pending=$pending identity=$identity"
+	fi
+
+	# 5. Failing creates: data and metadata full (btrfs keeps metadata
+	# apart, so the first flood's fill creates entries until it is full,
+	# and keeps them for the second).  A failing create on btrfs flushes
+	# and commits before it gives up, about 30 a second here: fewer.
+	creates=$FAILING
+	[ "$fs" = btrfs ] && creates=$FAILING_BTRFS_CREATES
+	fill_up "$fs"
+	rate enospc-create "$fs" --mode flood --flood-op create --ops "$creates" \
+		--keep --workdir-name bench.create
+	have_family && fsmsg_start --json
+	rate enospc-create-listening "$fs" --mode flood --flood-op create \
+		--ops "$creates" --workdir-name bench.create-l
+	have_family && fsmsg_stop
+done
+echo "BENCH-DONE"
