@@ -4,8 +4,9 @@
 for mode in buffered direct fallocate mmap; do
 	matrix btrfs "$mode" enospc
 done
+# Each on an image of its own (btrfs_files...), left full afterwards.
 for mode in files dirs symlinks; do
-	matrix btrfs "$mode" meta-enospc prefill
+	matrix btrfs "$mode" meta-enospc prefill "btrfs_$mode"
 done
 
 t_btrfs_inodes() {
