@@ -156,9 +156,10 @@ qemu-rerun: images
 
 # The guest suite under the debug kernel: any lockdep, KASAN, UBSAN,
 # sleeping-in-atomic or kmemleak report fails it.
+# It runs for about an hour under TCG: a longer default timeout.
 qemu-test-debug: kernel-debug initramfs
-	$(Q)scripts/run-qemu.sh test $(BZIMAGE_DEBUG) $(INITRAMFS) $(IMAGES) \
-		$(BUILD)/log-debug
+	$(Q)QEMU_TIMEOUT=$${QEMU_TIMEOUT:-5400} scripts/run-qemu.sh test \
+		$(BZIMAGE_DEBUG) $(INITRAMFS) $(IMAGES) $(BUILD)/log-debug
 
 check-debug: qemu-test-debug
 
