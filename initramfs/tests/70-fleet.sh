@@ -37,7 +37,7 @@ prom_agrees() {
 }
 
 t_fleet_prometheus() {
-	local out failed before line name now last
+	local out failed before line name now last started
 
 	mkdir -p "${PROM%/*}"
 	rm -f "$PROM"
@@ -56,6 +56,7 @@ t_fleet_prometheus() {
 	# Warnings while fsmsg runs: a fill and 30 failing writes, most of
 	# them suppressed by the default rate limit (one message a second).
 	before=$(counter ext4 enospc)
+	started=$(date +%s)
 	out=$(alloc_test /mnt/ext4 --mode flood --flood-op write --ops 30) ||
 		fail "alloc_test: $out"
 	failed=$(report enospc "$out")
@@ -63,8 +64,9 @@ t_fleet_prometheus() {
 	expect_eq "$(prom_count ext4 enospc)" "$((before + failed))" "ext4 enospc in the file"
 	now=$(date +%s)
 	last=$(sed -n "s/^fsmsg_last_warning_timestamp_seconds{dev=\"$(sb_dev ext4)\",.*,type=\"enospc\"} \([0-9]*\)\..*/\1/p" "$PROM")
-	[ -n "$last" ] && [ "$last" -le "$now" ] && [ "$last" -ge "$((now - 60))" ] ||
-		fail "ext4 last warning time '$last', now $now"
+	# Within the flood: a debug kernel takes minutes to get here.
+	[ -n "$last" ] && [ "$last" -le "$now" ] && [ "$last" -ge "$started" ] ||
+		fail "ext4 last warning time '$last', flood from $started, now $now"
 	grep -qx 'fsmsg_overruns_total 0' "$PROM" || fail "overruns counted"
 
 	# Warnings while fsmsg is stopped are in the file as soon as it is back:
