@@ -3,8 +3,8 @@
 
 . /etc/fsmsg/images.env
 
+# fsmsg_start's listener (listener_start fsmsg) prints here
 FSMSG_OUT=/tmp/fsmsg.out
-FSMSG_ERR=/tmp/fsmsg.err
 
 fail() {
 	echo "# FAIL: $*"
@@ -96,17 +96,39 @@ wait_for() {
 	done
 }
 
-# fsmsg_start ARGS...: start fsmsg -F in the background, wait until it
-# has subscribed ("fsmsg: listening" on stderr)
-fsmsg_start() {
-	: > "$FSMSG_OUT"
-	: > "$FSMSG_ERR"
-	fsmsg -F "$@" > "$FSMSG_OUT" 2> "$FSMSG_ERR" &
-	FSMSG_PID=$!
-	if ! wait_for 20 grep -q '^fsmsg: listening' "$FSMSG_ERR"; then
-		cat "$FSMSG_ERR" | sed 's/^/# fsmsg: /'
-		fail "fsmsg did not start listening"
+# listener_start NAME ARGS...: start fsmsg -F ARGS in the background, its
+# output in /tmp/NAME.out and /tmp/NAME.err, its pid in /tmp/NAME.pid, and
+# wait until it has subscribed ("fsmsg: listening" on stderr)
+listener_start() {
+	local name=$1
+	shift
+	fsmsg -F "$@" > "/tmp/$name.out" 2> "/tmp/$name.err" &
+	echo $! > "/tmp/$name.pid"
+	if ! wait_for 20 grep -q '^fsmsg: listening' "/tmp/$name.err"; then
+		sed 's/^/# fsmsg: /' "/tmp/$name.err"
+		fail "fsmsg ($name) did not start listening"
 	fi
+}
+
+# listener_stop NAME: SIGTERM, which must end it with status 0
+listener_stop() {
+	local pid rc
+	pid=$(cat "/tmp/$1.pid")
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 0 ] || fail "fsmsg ($1) exited with $rc after SIGTERM"
+}
+
+# fsmsg_start ARGS... / fsmsg_stop: the one listener most cases need,
+# output in $FSMSG_OUT, pid in $FSMSG_PID
+fsmsg_start() {
+	listener_start fsmsg "$@"
+	FSMSG_PID=$(cat /tmp/fsmsg.pid)
+}
+
+fsmsg_stop() {
+	listener_stop fsmsg
 }
 
 lines() {
@@ -121,15 +143,6 @@ has_lines() {
 fsmsg_wait_lines() {
 	wait_for 30 has_lines "$FSMSG_OUT" "$1" ||
 		fail "fsmsg printed $(lines "$FSMSG_OUT") lines, expected $1"
-}
-
-# fsmsg_stop: SIGTERM, which must end fsmsg with status 0
-fsmsg_stop() {
-	local rc
-	kill -TERM "$FSMSG_PID"
-	wait "$FSMSG_PID"
-	rc=$?
-	[ "$rc" = 0 ] || fail "fsmsg exited with $rc after SIGTERM"
 }
 
 # ratelimit INTERVAL_MS [BURST]: set the kernel's rate limit

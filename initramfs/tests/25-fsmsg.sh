@@ -1,29 +1,6 @@
 # fsmsg on real events: the text format, line by line, and filters that
 # admit exactly what they name (the matrix listens with --json).
 
-# listener NAME ARGS...: fsmsg -F ARGS in the background, output in
-# /tmp/NAME.out, its pid in /tmp/NAME.pid
-listener() {
-	local name=$1
-	shift
-	fsmsg -F "$@" > "/tmp/$name.out" 2> "/tmp/$name.err" &
-	echo $! > "/tmp/$name.pid"
-}
-
-is_listening() {
-	grep -q '^fsmsg: listening' "/tmp/$1.err"
-}
-
-# listener_stop NAME: SIGTERM, which must end it with status 0
-listener_stop() {
-	local pid rc
-	pid=$(cat "/tmp/$1.pid")
-	kill -TERM "$pid"
-	wait "$pid"
-	rc=$?
-	[ "$rc" = 0 ] || fail "fsmsg ($1) exited with $rc after SIGTERM"
-}
-
 # text_re NAME: what fsmsg's text line says about image NAME
 text_re() {
 	echo "$(sb_dev "$1") $(img_var "$1" FSTYPE) $(basename "$(disk "$1")") uuid $(img_var "$1" UUID)"
@@ -33,13 +10,10 @@ t_fsmsg_text_filters() {
 	local l out ext4_lines
 
 	ratelimit 0
-	listener all
-	listener bydev --json -d /mnt/ext4
-	listener bytype --json -T xfs
-	listener byuuid --json -u "$(img_var ext4 UUID)" -w inode-enospc
-	for l in all bydev bytype byuuid; do
-		wait_for 20 is_listening "$l" || fail "fsmsg ($l) did not start listening"
-	done
+	listener_start all
+	listener_start bydev --json -d /mnt/ext4
+	listener_start bytype --json -T xfs
+	listener_start byuuid --json -u "$(img_var ext4 UUID)" -w inode-enospc
 
 	# ext4: one "no free inodes" (4096 inodes run out before 2 MiB of
 	# blocks) and one data warning; XFS: one data warning.
