@@ -13,6 +13,8 @@ CREATES=${CREATES:-3000}
 MKDIRS=${MKDIRS:-1000}
 FAILING=${FAILING:-2000}
 FAILING_BTRFS_CREATES=${FAILING_BTRFS_CREATES:-400}
+SLEEPER_WRITES=${SLEEPER_WRITES:-20000}
+SLEEPER_BTRFS_WRITES=${SLEEPER_BTRFS_WRITES:-400}
 LATENCY_WARNINGS=${LATENCY_WARNINGS:-1000}
 FLOOD_THREADS=${FLOOD_THREADS:-4}
 FLOOD_SECONDS=${FLOOD_SECONDS:-10}
@@ -61,9 +63,52 @@ flood() {
 		--workdir-name "$folder" "$@"
 }
 
+# sleeper_rate NAME FS OPS: failing writes on the full FS, nothing removed;
+# on XFS each run fills and cleans up (a full XFS cannot make the run's
+# file, and XFS's figure does not depend on it)
+sleeper_rate() {
+	local keep="--no-fill --keep"
+	[ "$2" = xfs ] && keep=
+	rate "sleeper-$1" "$2" --mode flood --flood-op write $keep \
+		--ops "$3" --workdir-name "bench.sleeper-$1"
+}
+
+# sleeper_fill FS OPS: the first run, which fills the filesystem and keeps
+# it full
+sleeper_fill() {
+	alloc_test "/mnt/$1" --mode flood --flood-op write --keep --ops "$2" \
+		--workdir-name bench.sleeper-warm > /dev/null ||
+		fail "$1: could not fill for the sleeper runs"
+}
+
+# sleeper_round SETTING FS OPS: no listener, a listener that never reads,
+# fsmsg reading, no listener again
+sleeper_round() {
+	local setting=$1 fs=$2 ops=$3 probe
+	sleeper_rate "$setting-none-a" "$fs" "$ops"
+	fsmsg_probe sleep > /tmp/probe.out 2> /tmp/probe.err &
+	probe=$!
+	wait_for 20 grep -q listening /tmp/probe.err ||
+		fail "$fs: fsmsg_probe sleep did not start"
+	sleeper_rate "$setting-asleep" "$fs" "$ops"
+	kill -TERM "$probe"
+	wait "$probe"
+	# Rate limited, the sleeper gets too few messages to fill up.
+	if [ "$setting" = off ] && [ "$(cat /tmp/probe.out)" != "overrun: yes" ]; then
+		fail "$fs: the sleeper's socket did not overrun"
+	fi
+	fsmsg_start --json
+	sleeper_rate "$setting-reading" "$fs" "$ops"
+	fsmsg_stop
+	sleeper_rate "$setting-none-b" "$fs" "$ops"
+}
+
 for fs in ext4 xfs btrfs; do
 	dir=/mnt/$fs
-	for f in write write-l latency flood create create-l; do
+	for f in write write-l latency flood create create-l sleeper-warm \
+		 sleeper-off-none-a sleeper-off-asleep sleeper-off-reading \
+		 sleeper-off-none-b sleeper-default-none-a sleeper-default-asleep \
+		 sleeper-default-reading sleeper-default-none-b; do
 		mkdir "$dir/bench.$f"
 	done
 
@@ -163,5 +208,29 @@ for fs in ext4 xfs btrfs; do
 	rate enospc-create-listening "$fs" --mode flood --flood-op create \
 		--ops "$creates" --workdir-name bench.create-l
 	have_family && fsmsg_stop
+
+	# 6. A root listener that never reads: its socket fills, and the
+	# kernel must drop what it cannot queue, not wait.  Failing writes
+	# with no listener (before and after: their difference is the
+	# noise), with only the sleeper, and with fsmsg reading; rate limiting
+	# off (every failure builds a message) and at the default.  Last, as
+	# the baseline has no family and does not run it.  What the creates
+	# kept goes first; the first run then fills the filesystem and keeps
+	# it full, and the others remove nothing (--no-fill, --keep): on ext4
+	# a run that frees space changes the next one's figure more than any
+	# listener does.
+	if have_family; then
+		rm -rf "$dir/bench.create" "$dir/case.fill"
+		sync
+		# Long enough that a journal commit falling in a run is lost
+		# in it (btrfs fails about 300 writes a second here: fewer).
+		writes=$SLEEPER_WRITES
+		[ "$fs" = btrfs ] && writes=$SLEEPER_BTRFS_WRITES
+		[ "$fs" = xfs ] || sleeper_fill "$fs" "$writes"
+		ratelimit 0
+		sleeper_round off "$fs" "$writes"
+		ratelimit 1000 1
+		sleeper_round default "$fs" "$writes"
+	fi
 done
 echo "BENCH-DONE"
