@@ -37,6 +37,15 @@ COMPARED = [
 SLEEPER_TARGET = 0.98
 
 
+def difference(ratio, noise):
+    """A ratio of rates in words; within the noise it is no difference."""
+    if abs(ratio - 1) <= noise:
+        return "no measurable difference"
+    if ratio < 1:
+        return f"slower by {(1 - ratio) * 100:.1f}%"
+    return f"faster by {(ratio - 1) * 100:.1f}%"
+
+
 def fields(line):
     out = {}
     for word in line.split()[1:]:
@@ -92,12 +101,7 @@ def main(path):
             # baseline's relative spread, whichever is larger.
             noise = max(abs(aa - 1), (max(base_all) - min(base_all)) / base_med / 2)
             ratio = p[0] / base_med
-            if abs(ratio - 1) <= noise:
-                verdict = "no measurable difference"
-            elif ratio < 1:
-                verdict = f"slower by {(1 - ratio) * 100:.1f}%"
-            else:
-                verdict = f"faster by {(ratio - 1) * 100:.1f}%"
+            verdict = difference(ratio, noise)
             if target is not None:
                 met = ratio >= target or abs(ratio - 1) <= noise
                 verdict += f"; target >= {target:.2f}: {'met' if met else 'MISSED'}"
@@ -149,12 +153,7 @@ def main(path):
             # to the last digit.
             noise = max((max(none_all) - min(none_all)) / none / 2, 0.005)
             ratio = asleep[0] / none
-            if abs(ratio - 1) <= noise:
-                verdict = "no measurable difference"
-            elif ratio < 1:
-                verdict = f"slower by {(1 - ratio) * 100:.1f}%"
-            else:
-                verdict = f"faster by {(ratio - 1) * 100:.1f}%"
+            verdict = difference(ratio, noise)
             # What servers run: the sleeper must not slow failing writes.
             # With rate limiting off it costs what building the messages
             # costs, and must cost no more than a listener that reads.
