@@ -88,8 +88,7 @@ sleeper_round() {
 	sleeper_rate "$setting-none-a" "$fs" "$ops"
 	fsmsg_probe sleep > /tmp/probe.out 2> /tmp/probe.err &
 	probe=$!
-	wait_for 20 grep -q listening /tmp/probe.err ||
-		fail "$fs: fsmsg_probe sleep did not start"
+	probe_started
 	sleeper_rate "$setting-asleep" "$fs" "$ops"
 	kill -TERM "$probe"
 	wait "$probe"
@@ -105,11 +104,13 @@ sleeper_round() {
 
 for fs in ext4 xfs btrfs; do
 	dir=/mnt/$fs
-	for f in write write-l latency flood create create-l sleeper-warm \
-		 sleeper-off-none-a sleeper-off-asleep sleeper-off-reading \
-		 sleeper-off-none-b sleeper-default-none-a sleeper-default-asleep \
-		 sleeper-default-reading sleeper-default-none-b; do
+	for f in write write-l latency flood create create-l sleeper-warm; do
 		mkdir "$dir/bench.$f"
+	done
+	for f in off default; do
+		for run in none-a asleep reading none-b; do
+			mkdir "$dir/bench.sleeper-$f-$run"
+		done
 	done
 
 	# 1. The normal path: free space, nothing fails.

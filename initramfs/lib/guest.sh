@@ -131,6 +131,14 @@ fsmsg_stop() {
 	listener_stop fsmsg
 }
 
+# probe_started: wait for the fsmsg_probe started in the background with
+# its stderr in /tmp/probe.err
+probe_started() {
+	wait_for 20 grep -q listening /tmp/probe.err && return
+	sed 's/^/# fsmsg_probe: /' /tmp/probe.err
+	fail "fsmsg_probe did not start"
+}
+
 lines() {
 	wc -l < "$1"
 }

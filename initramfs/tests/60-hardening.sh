@@ -9,13 +9,6 @@ fill_for_flood() {
 	fill_up "$1"
 }
 
-# probe_started: wait for the fsmsg_probe started in the background
-probe_started() {
-	wait_for 20 grep -q listening /tmp/probe.err && return
-	sed 's/^/# fsmsg_probe: /' /tmp/probe.err
-	fail "fsmsg_probe did not start"
-}
-
 # flood NAME THREADS OPS: failing writes on a full /mnt/NAME; prints the
 # report line
 flood() {
