@@ -5,10 +5,9 @@
  *
  * A buffer of N FS_MSG_CMD_WARNING messages is built first, laid out as
  * the kernel's fs_msg_build()/fs_msg_send() lay them out: every attribute
- * it sends, in its order, strings as long as the kernel makes them, and a
- * PAD before each 64-bit attribute whose payload would not be 8-byte
- * aligned (nla_put_u64_64bit() on an architecture without efficient
- * unaligned access; x86 sends no PAD, so this is the longer layout). The
+ * it sends, in its order, strings as long as the kernel makes them, and
+ * the 64-bit numbers as nla_put_uint() sends them (4 bytes when the value
+ * fits in 32 bits, else 8: the timestamps take 8, the rest 4). The
  * messages mix filesystems and warning types, and each (filesystem, type)
  * counts up with some warnings held back, so that no count has a gap.
  *
@@ -120,18 +119,6 @@ static uint64_t next_rand(uint64_t *s)
 	return *s;
 }
 
-/*
- * nla_put_u64_64bit() without CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS: a
- * PAD first when the payload would not be 8-byte aligned. The skb's data
- * starts aligned, so alignment is relative to the message's start.
- */
-static void put_u64_64bit(struct raw *r, uint16_t type, uint64_t v)
-{
-	if ((r->len - r->msg + NLA_HDRLEN) % 8)
-		raw_attr(r, FS_MSG_A_PAD, NULL, 0);
-	raw_u64(r, type, v);
-}
-
 /* fs_msg_build() + fs_msg_send(), attribute for attribute. */
 static void put_warning(struct raw *r, const struct bench_fs *fs,
 			uint32_t warning, const struct bench_task *t,
@@ -145,12 +132,14 @@ static void put_warning(struct raw *r, const struct bench_fs *fs,
 	raw_str(r, FS_MSG_A_FSTYPE, fs->fstype);
 	raw_str(r, FS_MSG_A_DEVICE, fs->device);
 	raw_attr(r, FS_MSG_A_UUID, fs->uuid, sizeof(fs->uuid));
-	put_u64_64bit(r, FS_MSG_A_CAUSED_ID, t->uid);
+	raw_uint(r, FS_MSG_A_CAUSED_ID, t->uid);
 	raw_u32(r, FS_MSG_A_PID, pid);
 	raw_str(r, FS_MSG_A_COMM, t->comm);
-	put_u64_64bit(r, FS_MSG_A_TIMESTAMP, ts);
-	put_u64_64bit(r, FS_MSG_A_COUNT, count);
-	put_u64_64bit(r, FS_MSG_A_SUPPRESSED, suppressed);
+	raw_uint(r, FS_MSG_A_TIMESTAMP, ts);
+	raw_uint(r, FS_MSG_A_COUNT, count);
+	raw_uint(r, FS_MSG_A_SUPPRESSED, suppressed);
+	raw_uint(r, FS_MSG_A_SB_ID, (uint64_t)(fs - filesystems) + 1);
+	raw_uint(r, FS_MSG_A_BOOTTIME, ts - 1796000000000000000ULL);
 	raw_end(r);
 }
 

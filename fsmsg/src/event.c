@@ -18,11 +18,19 @@
 #include <linux/netlink.h>
 #include <netlink/attr.h>
 
+/*
+ * The kernel's NLA_UINT (nla_put_uint()): 4 bytes when the value fits in
+ * 32 bits, else 8. libnl 3.7 has no such type; the walk below is ours, so
+ * a private number past libnl's types marks it in the policy tables.
+ */
+#define FSM_NLA_UINT (NLA_TYPE_MAX + 1)
+
 static const struct nla_policy event_policy[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_WARNING]	= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_DEV_MAJOR]	= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_DEV_MINOR]	= { .type = NLA_U32, .maxlen = 4 },
-	[FS_MSG_A_CAUSED_ID]	= { .type = NLA_U64, .maxlen = 8 },
+	[FS_MSG_A_CAUSED_ID]	= { .type = FSM_NLA_UINT },
+	/* No longer sent; the number stays reserved: ignored if present. */
 	[FS_MSG_A_PAD]		= { .type = NLA_UNSPEC },
 	[FS_MSG_A_FSTYPE]	= { .type = NLA_STRING, .maxlen = FSM_FSTYPE_MAX },
 	[FS_MSG_A_DEVICE]	= { .type = NLA_STRING, .maxlen = FSM_DEVICE_MAX },
@@ -30,18 +38,21 @@ static const struct nla_policy event_policy[FS_MSG_A_MAX + 1] = {
 				    .maxlen = FSM_UUID_LEN },
 	[FS_MSG_A_PID]		= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_COMM]		= { .type = NLA_STRING, .maxlen = FSM_COMM_MAX },
-	[FS_MSG_A_TIMESTAMP]	= { .type = NLA_U64, .maxlen = 8 },
-	[FS_MSG_A_COUNT]	= { .type = NLA_U64, .maxlen = 8 },
-	[FS_MSG_A_SUPPRESSED]	= { .type = NLA_U64, .maxlen = 8 },
+	[FS_MSG_A_TIMESTAMP]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_COUNT]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_SUPPRESSED]	= { .type = FSM_NLA_UINT },
 	[FS_MSG_A_COUNTER]	= { .type = NLA_NESTED },
+	[FS_MSG_A_SB_ID]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_BOOTTIME]	= { .type = FSM_NLA_UINT },
 };
 
 static const struct nla_policy counter_policy[FS_MSG_A_COUNTER_MAX + 1] = {
 	[FS_MSG_A_COUNTER_WARNING]	= { .type = NLA_U32, .maxlen = 4 },
-	[FS_MSG_A_COUNTER_COUNT]	= { .type = NLA_U64, .maxlen = 8 },
-	[FS_MSG_A_COUNTER_LAST]		= { .type = NLA_U64, .maxlen = 8 },
+	[FS_MSG_A_COUNTER_COUNT]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_COUNTER_LAST]		= { .type = FSM_NLA_UINT },
+	/* No longer sent; reserved, ignored. */
 	[FS_MSG_A_COUNTER_PAD]		= { .type = NLA_UNSPEC },
-	[FS_MSG_A_COUNTER_SUPPRESSED]	= { .type = NLA_U64, .maxlen = 8 },
+	[FS_MSG_A_COUNTER_SUPPRESSED]	= { .type = FSM_NLA_UINT },
 };
 
 static const char *const attr_names[FS_MSG_A_MAX + 1] = {
@@ -59,6 +70,8 @@ static const char *const attr_names[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_COUNT] = "COUNT",
 	[FS_MSG_A_SUPPRESSED] = "SUPPRESSED",
 	[FS_MSG_A_COUNTER] = "COUNTER",
+	[FS_MSG_A_SB_ID] = "SB_ID",
+	[FS_MSG_A_BOOTTIME] = "BOOTTIME",
 };
 
 static const char *const counter_names[FS_MSG_A_COUNTER_MAX + 1] = {
@@ -133,6 +146,12 @@ static int validate(const struct attr_space *sp, int type,
 	const struct nla_policy *p = &sp->policy[type];
 	unsigned int min = policy_minlen(p);
 
+	if (p->type == FSM_NLA_UINT) {
+		if (len != 4 && len != 8)
+			return fail(err, "attribute %s (%d) has invalid length %u: an unsigned integer is 4 or 8 bytes",
+				    attr_name(sp, type), type, len);
+		return 0;
+	}
 	if (len < min)
 		return fail(err, "attribute %s (%d) is too short: %u bytes, needs %u",
 			    attr_name(sp, type), type, len, min);
@@ -200,10 +219,13 @@ static uint32_t get_u32(const struct attr *a)
 	return v;
 }
 
-static uint64_t get_u64(const struct attr *a)
+/* An NLA_UINT, validated to be 4 or 8 bytes. */
+static uint64_t get_uint(const struct attr *a)
 {
 	uint64_t v;
 
+	if (a->len == 4)
+		return get_u32(a);
 	memcpy(&v, a->data, sizeof(v));
 	return v;
 }
@@ -305,16 +327,20 @@ int fsm_event_parse(const void *buf, size_t buflen, int family,
 			    FS_MSG_A_WARNING);
 	ev->major = get_u32(&tb[FS_MSG_A_DEV_MAJOR]);
 	ev->minor = get_u32(&tb[FS_MSG_A_DEV_MINOR]);
-	ev->count = get_u64(&tb[FS_MSG_A_COUNT]);
+	ev->count = get_uint(&tb[FS_MSG_A_COUNT]);
 
 	if ((ev->has_uid = tb[FS_MSG_A_CAUSED_ID].present))
-		ev->uid = get_u64(&tb[FS_MSG_A_CAUSED_ID]);
+		ev->uid = get_uint(&tb[FS_MSG_A_CAUSED_ID]);
 	if ((ev->has_pid = tb[FS_MSG_A_PID].present))
 		ev->pid = get_u32(&tb[FS_MSG_A_PID]);
 	if ((ev->has_timestamp = tb[FS_MSG_A_TIMESTAMP].present))
-		ev->timestamp_ns = get_u64(&tb[FS_MSG_A_TIMESTAMP]);
+		ev->timestamp_ns = get_uint(&tb[FS_MSG_A_TIMESTAMP]);
 	if ((ev->has_suppressed = tb[FS_MSG_A_SUPPRESSED].present))
-		ev->suppressed = get_u64(&tb[FS_MSG_A_SUPPRESSED]);
+		ev->suppressed = get_uint(&tb[FS_MSG_A_SUPPRESSED]);
+	if ((ev->has_sb_id = tb[FS_MSG_A_SB_ID].present))
+		ev->sb_id = get_uint(&tb[FS_MSG_A_SB_ID]);
+	if ((ev->has_boottime = tb[FS_MSG_A_BOOTTIME].present))
+		ev->boottime_ns = get_uint(&tb[FS_MSG_A_BOOTTIME]);
 	if ((ev->has_uuid = tb[FS_MSG_A_UUID].present))
 		memcpy(ev->uuid, tb[FS_MSG_A_UUID].data, FSM_UUID_LEN);
 	if (tb[FS_MSG_A_FSTYPE].present)
@@ -344,11 +370,11 @@ static int parse_counter(const struct attr *nest, struct fsm_fs *fs,
 			    inner.msg);
 
 	c.warning = get_u32(&tb[FS_MSG_A_COUNTER_WARNING]);
-	c.count = get_u64(&tb[FS_MSG_A_COUNTER_COUNT]);
+	c.count = get_uint(&tb[FS_MSG_A_COUNTER_COUNT]);
 	if (tb[FS_MSG_A_COUNTER_LAST].present)
-		c.last_ns = get_u64(&tb[FS_MSG_A_COUNTER_LAST]);
+		c.last_ns = get_uint(&tb[FS_MSG_A_COUNTER_LAST]);
 	if (tb[FS_MSG_A_COUNTER_SUPPRESSED].present)
-		c.suppressed = get_u64(&tb[FS_MSG_A_COUNTER_SUPPRESSED]);
+		c.suppressed = get_uint(&tb[FS_MSG_A_COUNTER_SUPPRESSED]);
 
 	/* A repeated type replaces the earlier one, as tb[] would. */
 	for (i = 0; i < fs->ncounters; i++)
@@ -385,6 +411,8 @@ int fsm_fs_parse(const void *buf, size_t buflen, int family,
 
 	fs->major = get_u32(&tb[FS_MSG_A_DEV_MAJOR]);
 	fs->minor = get_u32(&tb[FS_MSG_A_DEV_MINOR]);
+	if ((fs->has_sb_id = tb[FS_MSG_A_SB_ID].present))
+		fs->sb_id = get_uint(&tb[FS_MSG_A_SB_ID]);
 	if ((fs->has_uuid = tb[FS_MSG_A_UUID].present))
 		memcpy(fs->uuid, tb[FS_MSG_A_UUID].data, FSM_UUID_LEN);
 	if (tb[FS_MSG_A_FSTYPE].present)

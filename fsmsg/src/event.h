@@ -45,9 +45,12 @@ struct fsm_event {
 	uint64_t count;
 
 	bool has_uid, has_pid, has_timestamp, has_suppressed, has_uuid;
-	uint64_t uid;
+	bool has_sb_id, has_boottime;
+	uint64_t uid;		/* CAUSED_ID: the task's fsuid, initial userns */
 	uint32_t pid;
 	uint64_t timestamp_ns;	/* CLOCK_REALTIME */
+	uint64_t boottime_ns;	/* CLOCK_BOOTTIME */
+	uint64_t sb_id;		/* unique since boot, never reused */
 	uint64_t suppressed;
 	uint8_t uuid[FSM_UUID_LEN];
 
@@ -70,6 +73,8 @@ struct fsm_fs {
 	uint32_t minor;
 	bool has_uuid;
 	uint8_t uuid[FSM_UUID_LEN];
+	bool has_sb_id;
+	uint64_t sb_id;
 	const char *fstype;	/* NULL when absent */
 	const char *device;	/* NULL when absent */
 	size_t ncounters;

@@ -626,6 +626,7 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	json_key(b, "device");
 	fsm_json_string(b, ev->device);
 	json_uuid(b, ev->has_uuid, ev->uuid);
+	json_u64(b, "sb_id", ev->has_sb_id, ev->sb_id);
 	json_u64(b, "uid", ev->has_uid, ev->uid);
 	json_u64(b, "pid", ev->has_pid, ev->pid);
 	json_key(b, "comm");
@@ -694,6 +695,7 @@ int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 	json_key(b, "device");
 	fsm_json_string(b, fs->device);
 	json_uuid(b, fs->has_uuid, fs->uuid);
+	json_u64(b, "sb_id", fs->has_sb_id, fs->sb_id);
 	json_key(b, "counters");
 	put_lit(b, "{");
 	for (size_t i = 0; i < ncols; i++) {

@@ -107,9 +107,10 @@ fake "$FSMSG" -F
 check "seed dump not permitted: exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: reading the FS_MSG counters needs CAP_SYS_ADMIN (run fsmsg as root)"'
 
 # ---- --list ---------------------------------------------------------------
+# The btrfs one's SB_ID is past 32 bits: an 8-byte NLA_UINT.
 script <<EOF
 fs 254 16 ext4 vdb $U 0 3 0
-fs 0 45 btrfs vdc - 12 0 1
+fs 0 45 btrfs vdc - 12 0 1 4294967297
 fs 254 32 xfs vdd $U 0 0 7
 EOF
 fake "$FSMSG" --list
@@ -118,7 +119,7 @@ vdc     0:45     btrfs   -                                         12           
 vdb     254:16   ext4    $U       0            3             0
 vdd     254:32   xfs     $U       0            0             7"'
 fake "$FSMSG" -l -j -d 0:45
-check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283770999999001,\"suppressed\":0},\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":1796283770999999003,\"suppressed\":0}}}"'
+check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"sb_id\":4294967297,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283770999999001,\"suppressed\":0},\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":1796283770999999003,\"suppressed\":0}}}"'
 fake "$FSMSG" -l -T ext4 -T xfs -w inode-enospc
 check "--list -T ext4 -T xfs -w inode-enospc" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  INODE-ENOSPC
 vdb     254:16   ext4    $U             0
@@ -129,7 +130,7 @@ check "--list -u UUID -T xfs: one JSON line" eval '[ $rc -eq 0 ] && [ "$(wc -l <
 # ---- events ---------------------------------------------------------------
 script <<EOF
 fs 254 16 ext4 vdb $U 0 3 0
-fs 0 45 btrfs vdc - 12 0 1
+fs 0 45 btrfs vdc - 12 0 1 4294967298
 event 2 254 16 4 0 alloc_test
 event 1 0 45 13 0 dd
 event 2 254 16 9 2 alloc_test
@@ -143,10 +144,10 @@ fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 
 fake "$FSMSG" -F -j -q -c 3
 masked "$TMP/out" >"$TMP/masked"
-check "JSON: events and the missed line, one object per line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0}
-{\"time\":\"${T}2Z\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0}
+check "JSON: events and the missed line, one object per line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0}
+{\"time\":\"${T}2Z\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0}
 {\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
-{\"time\":\"${T}3Z\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2}"'
+{\"time\":\"${T}3Z\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2}"'
 check "-q: no listening line" eval 'is "$TMP/err" "fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 grep '"event":"missed"' "$TMP/out" | sed -n 's/.*"time":"\([^"]*\)".*/\1/p' >"$TMP/t"
 check "JSON missed line: an ISO UTC time" grep -Eq '^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{9}Z$' "$TMP/t"
@@ -167,10 +168,10 @@ check "--count 2: exactly two lines" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/ou
 # time, which the missed reports do not get.
 fake "$FSMSG" -F -j -q -c 3 -r
 masked "$TMP/out" | sed 's/,"received_ns":[0-9]*}$/,"received_ns":R}/' >"$TMP/masked"
-check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"received_ns\":R}
-{\"time\":\"${T}2Z\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"received_ns\":R}
+check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"received_ns\":R}
+{\"time\":\"${T}2Z\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"received_ns\":R}
 {\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
-{\"time\":\"${T}3Z\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"received_ns\":R}"'
+{\"time\":\"${T}3Z\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"received_ns\":R}"'
 fake "$FSMSG" -F --receive-time -c 3
 sed -E 's/ received [+-][0-9]+\.[0-9]{3}us$/ received D/' "$TMP/out" >"$TMP/masked"
 check "--receive-time, text: ' received <+|-><us>.<3 digits>us' ends every event line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "${T}1Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4 received D
@@ -322,7 +323,7 @@ check "metrics file that is a folder: exit 2" eval '[ $rc -eq 2 ] && is "$TMP/er
 
 script <<EOF
 fs 254 16 ext4 vdb $U 0 3 0
-fs 0 45 btrfs vdc - 12 0 1
+fs 0 45 btrfs vdc - 12 0 1 4294967298
 event 2 254 16 4 0 alloc_test
 event 1 0 45 13 0 dd
 event 2 254 16 9 2 alloc_test
@@ -460,7 +461,7 @@ else
 	export FAKEGENL_JOURNAL="$J"
 	script <<EOF
 fs 254 16 ext4 vdb $U 0 3 0
-fs 0 45 btrfs vdc - 12 0 1
+fs 0 45 btrfs vdc - 12 0 1 4294967298
 event 2 254 16 4 0 alloc_test
 event 1 0 45 13 0 dd
 event 2 254 16 9 2 alloc_test

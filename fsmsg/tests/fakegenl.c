@@ -14,8 +14,10 @@
  *   nofamily                       the family does not exist
  *   deny-join                      joining the group fails with EPERM
  *   deny-dump                      FS_GET fails with EPERM
- *   fs MAJ MIN FSTYPE DEVICE UUID|- ENOSPC META INODE   a filesystem and
- *                                  its counters before fsmsg started
+ *   fs MAJ MIN FSTYPE DEVICE UUID|- ENOSPC META INODE [SB_ID]   a
+ *                                  filesystem and its counters before
+ *                                  fsmsg started; SB_ID defaults to its
+ *                                  line number among the fs lines (1-based)
  *   event TYPE MAJ MIN COUNT SUPPRESSED COMM   counter := COUNT, sent
  *   lost TYPE MAJ MIN COUNT        counter := COUNT, not sent (dropped)
  *   held TYPE MAJ MIN COUNT        counter := COUNT, not sent: held back by
@@ -26,7 +28,8 @@
  *   realtime                       (setup) timestamps from CLOCK_REALTIME
  *                                  when each warning is sent, as the kernel
  * Timestamps are 1796283771000000000 + n for the n-th warning (1-based),
- * unless "realtime".
+ * unless "realtime"; BOOTTIME is 1000 + n. Numbers are sent as the kernel's
+ * nla_put_uint() does: 4 bytes when they fit, else 8.
  *
  * More environment, all optional:
  *   FAKEGENL_STATE=file     the kernel outlives fsmsg: counters are loaded
@@ -71,6 +74,7 @@ struct row {
 	char fstype[32], device[32];
 	bool has_uuid;
 	uint8_t uuid[16];
+	uint64_t sb_id;
 	uint64_t count[4], last[4], supp[4];
 };
 
@@ -237,9 +241,10 @@ static void load(void)
 			if (nrows == MAX_ROWS)
 				die("too many fs");
 			r = &rows[nrows++];
-			if (sscanf(line, "fs %u %u %31s %31s %63s %lu %lu %lu",
+			r->sb_id = (uint64_t)nrows;
+			if (sscanf(line, "fs %u %u %31s %31s %63s %lu %lu %lu %lu",
 				   &r->major, &r->minor, a, b, u, &r->count[1],
-				   &r->count[2], &r->count[3]) != 8)
+				   &r->count[2], &r->count[3], &r->sb_id) < 8)
 				die("bad line: %s", line);
 			strcpy(r->fstype, a);
 			strcpy(r->device, b);
@@ -352,11 +357,11 @@ static void dump_reply(struct fake *f, const struct nlmsghdr *req)
 	struct raw r = { 0 };
 
 	for (int i = 0; i < nrows; i++)
-		raw_fs_row_supp(&r, rows[i].major, rows[i].minor, rows[i].fstype,
+		raw_fs_row_full(&r, rows[i].major, rows[i].minor, rows[i].fstype,
 				rows[i].device,
 				rows[i].has_uuid ? rows[i].uuid : NULL,
 				&rows[i].count[1], &rows[i].last[1],
-				&rows[i].supp[1]);
+				&rows[i].supp[1], &rows[i].sb_id);
 	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
 	raw_put(&r, &(int){ 0 }, sizeof(int));
 	raw_end(&r);
@@ -404,17 +409,19 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 	raw_u32(&r, FS_MSG_A_WARNING, w);
 	raw_u32(&r, FS_MSG_A_DEV_MAJOR, major);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, minor);
-	raw_u64_pad(&r, FS_MSG_A_CAUSED_ID, FS_MSG_A_PAD, 0);
+	raw_uint(&r, FS_MSG_A_CAUSED_ID, 0);
 	raw_str(&r, FS_MSG_A_FSTYPE, row->fstype);
 	raw_str(&r, FS_MSG_A_DEVICE, row->device);
 	if (row->has_uuid)
 		raw_attr(&r, FS_MSG_A_UUID, row->uuid, 16);
 	raw_u32(&r, FS_MSG_A_PID, 4242);
 	raw_str(&r, FS_MSG_A_COMM, comm);
-	raw_u64_pad(&r, FS_MSG_A_TIMESTAMP, FS_MSG_A_PAD, ts);
+	raw_uint(&r, FS_MSG_A_TIMESTAMP, ts);
 	if (valid)
-		raw_u64_pad(&r, FS_MSG_A_COUNT, FS_MSG_A_PAD, count);
-	raw_u64_pad(&r, FS_MSG_A_SUPPRESSED, FS_MSG_A_PAD, suppressed);
+		raw_uint(&r, FS_MSG_A_COUNT, count);
+	raw_uint(&r, FS_MSG_A_SUPPRESSED, suppressed);
+	raw_uint(&r, FS_MSG_A_SB_ID, row->sb_id);
+	raw_uint(&r, FS_MSG_A_BOOTTIME, 1000 + nwarn);
 	raw_end(&r);
 	multicast(r.buf, r.len);
 	raw_free(&r);

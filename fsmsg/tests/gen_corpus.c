@@ -31,7 +31,7 @@ static void minimal(struct raw *r, uint32_t warning, uint64_t count)
 	raw_u32(r, FS_MSG_A_WARNING, warning);
 	raw_u32(r, FS_MSG_A_DEV_MAJOR, 8);
 	raw_u32(r, FS_MSG_A_DEV_MINOR, 1);
-	raw_u64(r, FS_MSG_A_COUNT, count);
+	raw_uint(r, FS_MSG_A_COUNT, count);
 	raw_end(r);
 }
 
@@ -81,6 +81,30 @@ int main(int argc, char **argv)
 	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
 	raw_end(&r);
 	err |= save(argv[1], "dump-suppressed", &r);
+
+	/* Numbers past 32 bits: 8-byte NLA_UINTs (SB_ID, counts, LAST). */
+	{
+		static const uint64_t big[3] = { 5000000000ULL, 1, 0 };
+		const uint64_t sb = 0x100000007ULL;
+
+		raw_begin(&r, FS_MSG_CMD_WARNING);
+		raw_u32(&r, FS_MSG_A_WARNING, FS_MSG_WARN_ENOSPC);
+		raw_u32(&r, FS_MSG_A_DEV_MAJOR, 0);
+		raw_u32(&r, FS_MSG_A_DEV_MINOR, 45);
+		raw_uint(&r, FS_MSG_A_CAUSED_ID, 4294967294ULL);
+		raw_str(&r, FS_MSG_A_FSTYPE, "btrfs");
+		raw_uint(&r, FS_MSG_A_COUNT, 5000000001ULL);
+		raw_uint(&r, FS_MSG_A_SUPPRESSED, 1ULL << 32);
+		raw_uint(&r, FS_MSG_A_SB_ID, sb);
+		raw_uint(&r, FS_MSG_A_BOOTTIME, 3);
+		raw_end(&r);
+		err |= save(argv[1], "event-wide-values", &r);
+		raw_fs_row_full(&r, 0, 45, "btrfs", "vdc", NULL, big, lasts, big,
+				&sb);
+		raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+		raw_end(&r);
+		err |= save(argv[1], "dump-wide-values", &r);
+	}
 
 	/* A dump then events about those filesystems. */
 	raw_fs_row(&r, 254, 32, "xfs", "vdd", test_uuid, counts, lasts);

@@ -123,13 +123,13 @@ static inline void raw_u64(struct raw *r, uint16_t type, uint64_t v)
 	raw_attr(r, type, &v, sizeof(v));
 }
 
-/* As the kernel's nla_put_u64_64bit(): a PAD first when unaligned. */
-static inline void raw_u64_pad(struct raw *r, uint16_t type, uint16_t pad,
-			       uint64_t v)
+/* As the kernel's nla_put_uint(): 4 bytes when @v fits, else 8. */
+static inline void raw_uint(struct raw *r, uint16_t type, uint64_t v)
 {
-	if ((r->len + NLA_HDRLEN) % 8)
-		raw_attr(r, pad, NULL, 0);
-	raw_u64(r, type, v);
+	if (v <= UINT32_MAX)
+		raw_u32(r, type, (uint32_t)v);
+	else
+		raw_u64(r, type, v);
 }
 
 static inline void raw_str(struct raw *r, uint16_t type, const char *s)
@@ -158,6 +158,11 @@ static const uint8_t test_uuid[16] = {
 	0x8e, 0xf0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
 };
 
+/* The superblock id of the test filesystem (the kernel counts from 1). */
+#define TEST_SB_ID 7
+/* Its CLOCK_BOOTTIME: 5 days since boot, past 2^32 ns, so 8 bytes. */
+#define TEST_BOOTTIME 432000123456789ULL
+
 /* A warning with every attribute, laid out as the kernel would. */
 static inline void raw_full_event(struct raw *r, uint32_t warning,
 				  uint64_t count, uint64_t suppressed,
@@ -167,28 +172,31 @@ static inline void raw_full_event(struct raw *r, uint32_t warning,
 	raw_u32(r, FS_MSG_A_WARNING, warning);
 	raw_u32(r, FS_MSG_A_DEV_MAJOR, 254);
 	raw_u32(r, FS_MSG_A_DEV_MINOR, 16);
-	raw_u64_pad(r, FS_MSG_A_CAUSED_ID, FS_MSG_A_PAD, 1000);
+	raw_uint(r, FS_MSG_A_CAUSED_ID, 1000);
 	raw_str(r, FS_MSG_A_FSTYPE, "ext4");
 	raw_str(r, FS_MSG_A_DEVICE, "vdb");
 	raw_attr(r, FS_MSG_A_UUID, test_uuid, sizeof(test_uuid));
 	raw_u32(r, FS_MSG_A_PID, 123);
 	raw_str(r, FS_MSG_A_COMM, comm);
-	raw_u64_pad(r, FS_MSG_A_TIMESTAMP, FS_MSG_A_PAD, 1796283771123456789ULL);
-	raw_u64_pad(r, FS_MSG_A_COUNT, FS_MSG_A_PAD, count);
-	raw_u64_pad(r, FS_MSG_A_SUPPRESSED, FS_MSG_A_PAD, suppressed);
+	raw_uint(r, FS_MSG_A_TIMESTAMP, 1796283771123456789ULL);
+	raw_uint(r, FS_MSG_A_COUNT, count);
+	raw_uint(r, FS_MSG_A_SUPPRESSED, suppressed);
+	raw_uint(r, FS_MSG_A_SB_ID, TEST_SB_ID);
+	raw_uint(r, FS_MSG_A_BOOTTIME, TEST_BOOTTIME);
 	raw_end(r);
 }
 
 /*
  * One dump reply: a filesystem with the three counters; @supp, the
- * warnings held back since the last message, may be NULL (not sent).
+ * warnings held back since the last message, may be NULL (not sent);
+ * @sb_id too.
  */
-static inline void raw_fs_row_supp(struct raw *r, uint32_t major,
+static inline void raw_fs_row_full(struct raw *r, uint32_t major,
 				   uint32_t minor, const char *fstype,
 				   const char *device, const uint8_t *uuid,
 				   const uint64_t counts[3],
 				   const uint64_t lasts[3],
-				   const uint64_t *supp)
+				   const uint64_t *supp, const uint64_t *sb_id)
 {
 	raw_begin_type(r, TEST_FAMILY, FS_MSG_CMD_FS_GET, NLM_F_MULTI);
 	raw_u32(r, FS_MSG_A_DEV_MAJOR, major);
@@ -200,16 +208,29 @@ static inline void raw_fs_row_supp(struct raw *r, uint32_t major,
 	for (uint32_t w = 0; w < 3; w++) {
 		raw_nest_begin(r, FS_MSG_A_COUNTER | NLA_F_NESTED);
 		raw_u32(r, FS_MSG_A_COUNTER_WARNING, w + 1);
-		raw_u64_pad(r, FS_MSG_A_COUNTER_COUNT, FS_MSG_A_COUNTER_PAD,
-			    counts[w]);
-		raw_u64_pad(r, FS_MSG_A_COUNTER_LAST, FS_MSG_A_COUNTER_PAD,
-			    lasts[w]);
+		raw_uint(r, FS_MSG_A_COUNTER_COUNT, counts[w]);
+		raw_uint(r, FS_MSG_A_COUNTER_LAST, lasts[w]);
 		if (supp)
-			raw_u64_pad(r, FS_MSG_A_COUNTER_SUPPRESSED,
-				    FS_MSG_A_COUNTER_PAD, supp[w]);
+			raw_uint(r, FS_MSG_A_COUNTER_SUPPRESSED, supp[w]);
 		raw_nest_end(r);
 	}
+	if (sb_id)
+		raw_uint(r, FS_MSG_A_SB_ID, *sb_id);
 	raw_end(r);
+}
+
+/* As the kernel sends them: every row has an SB_ID, here @minor. */
+static inline void raw_fs_row_supp(struct raw *r, uint32_t major,
+				   uint32_t minor, const char *fstype,
+				   const char *device, const uint8_t *uuid,
+				   const uint64_t counts[3],
+				   const uint64_t lasts[3],
+				   const uint64_t *supp)
+{
+	uint64_t sb_id = minor;
+
+	raw_fs_row_full(r, major, minor, fstype, device, uuid, counts, lasts,
+			supp, &sb_id);
 }
 
 static inline void raw_fs_row(struct raw *r, uint32_t major, uint32_t minor,

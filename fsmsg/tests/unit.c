@@ -140,7 +140,7 @@ static void test_full_event(void)
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
 	       "\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"uid\":1000,\"pid\":123,"
+	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2}\n",
 	       "full event: JSON line");
 	fsm_buf_free(&b);
@@ -161,15 +161,19 @@ static void test_libnl_built(void)
 	nla_put_u32(msg, FS_MSG_A_WARNING, FS_MSG_WARN_META_ENOSPC);
 	nla_put_u32(msg, FS_MSG_A_DEV_MAJOR, 0);
 	nla_put_u32(msg, FS_MSG_A_DEV_MINOR, 45);
+	/* A PAD, as older kernels sent: ignored. */
 	nla_put(msg, FS_MSG_A_PAD, 0, NULL);
-	nla_put_u64(msg, FS_MSG_A_CAUSED_ID, 0);
+	nla_put_u32(msg, FS_MSG_A_CAUSED_ID, 0);
 	nla_put_string(msg, FS_MSG_A_FSTYPE, "btrfs");
 	nla_put_string(msg, FS_MSG_A_DEVICE, "vdc");
 	nla_put_u32(msg, FS_MSG_A_PID, 4242);
 	nla_put_string(msg, FS_MSG_A_COMM, "kworker/u8:1");
 	nla_put_u64(msg, FS_MSG_A_TIMESTAMP, TS);
+	/* 8 bytes for a small value: nla_put_uint() would not, but a
+	 * uint of 8 bytes is valid whatever its value. */
 	nla_put_u64(msg, FS_MSG_A_COUNT, 1);
-	nla_put_u64(msg, FS_MSG_A_SUPPRESSED, 0);
+	nla_put_u32(msg, FS_MSG_A_SUPPRESSED, 0);
+	nla_put_u64(msg, FS_MSG_A_SB_ID, (1ULL << 33) + 5);
 	nlh = nlmsg_hdr(msg);
 
 	ok(fsm_event_parse(nlh, nlh->nlmsg_len, TEST_FAMILY, &ev, &err) ==
@@ -186,7 +190,7 @@ static void test_libnl_built(void)
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
 	       "\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"0:45\","
 	       "\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\","
-	       "\"uuid\":null,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
+	       "\"uuid\":null,\"sb_id\":8589934597,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
 	       "\"count\":1,\"suppressed\":0}\n",
 	       "libnl-built event: JSON");
 	fsm_buf_free(&b);
@@ -199,7 +203,7 @@ static void build_minimal(struct raw *r, uint32_t warning)
 	raw_u32(r, FS_MSG_A_WARNING, warning);
 	raw_u32(r, FS_MSG_A_DEV_MAJOR, 8);
 	raw_u32(r, FS_MSG_A_DEV_MINOR, 3);
-	raw_u64(r, FS_MSG_A_COUNT, 7);
+	raw_uint(r, FS_MSG_A_COUNT, 7);
 	raw_end(r);
 }
 
@@ -226,7 +230,7 @@ static void test_minimal_event(void)
 	       "{\"time\":\"" RECV_STR "\",\"timestamp_ns\":1700000000000000001,"
 	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
-	       "\"uuid\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"uuid\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
 	       "\"count\":7,\"suppressed\":null}\n",
 	       "minimal event: JSON nulls and the receive time");
 	fsm_buf_free(&b);
@@ -287,7 +291,7 @@ static void test_missing_required(void)
 			raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
 		raw_str(&r, FS_MSG_A_COMM, "x");
 		if (cases[i].skip != FS_MSG_A_COUNT)
-			raw_u64(&r, FS_MSG_A_COUNT, 1);
+			raw_uint(&r, FS_MSG_A_COUNT, 1);
 		raw_end(&r);
 		snprintf(want, sizeof(want), "missing required attribute %s",
 			 cases[i].name);
@@ -331,12 +335,12 @@ static void test_unknown_attrs(void)
 	raw_attr(&r, 0x3fff, NULL, 0);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
 	raw_attr(&r, FS_MSG_A_UNSPEC, blob, 5);
-	raw_u64(&r, FS_MSG_A_COUNT, 3);
+	raw_uint(&r, FS_MSG_A_COUNT, 3);
 	raw_attr(&r, 200 | NLA_F_NESTED, blob, 8);
 	raw_end(&r);
 	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.count == 3 &&
 	   ev.major == 254 && ev.minor == 16,
-	   "unknown attribute numbers (15, 99, 200, 0x3fff, 0) are ignored");
+	   "unknown attribute numbers (17, 99, 200, 0x3fff, 0) are ignored");
 	raw_free(&r);
 
 	/* A COUNTER nest in an event (not used there) does not matter. */
@@ -362,7 +366,7 @@ static void test_truncated(void)
 	raw_u32(&r, FS_MSG_A_WARNING, 1);
 	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
-	raw_u64(&r, FS_MSG_A_COUNT, 1);
+	raw_uint(&r, FS_MSG_A_COUNT, 1);
 	raw_attr_lie(&r, FS_MSG_A_COMM, "abc", 4, 64);
 	raw_end(&r);
 	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "nla_len beyond the message: invalid");
@@ -431,7 +435,7 @@ static void test_oversized(void)
 	raw_attr(&r, FS_MSG_A_WARNING, &eight, 8);
 	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
-	raw_u64(&r, FS_MSG_A_COUNT, 1);
+	raw_uint(&r, FS_MSG_A_COUNT, 1);
 	raw_end(&r);
 	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "u32 attribute with 8 bytes: invalid");
 	is_str(err.msg, "attribute WARNING (1) is too long: 8 bytes, at most 4",
@@ -442,11 +446,11 @@ static void test_oversized(void)
 	raw_u32(&r, FS_MSG_A_WARNING, 1);
 	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
-	raw_u32(&r, FS_MSG_A_COUNT, 1);
+	raw_attr(&r, FS_MSG_A_COUNT, &eight, 6);
 	raw_end(&r);
-	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "u64 attribute with 4 bytes: invalid");
-	is_str(err.msg, "attribute COUNT (12) is too short: 4 bytes, needs 8",
-	       "undersized u64: reason");
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID, "uint attribute with 6 bytes: invalid");
+	is_str(err.msg, "attribute COUNT (12) has invalid length 6: an unsigned integer is 4 or 8 bytes",
+	       "6-byte uint: reason");
 	raw_free(&r);
 
 	huge = malloc(5001);
@@ -518,6 +522,197 @@ static void test_oversized(void)
 	raw_free(&r);
 }
 
+/*
+ * NLA_UINT (the kernel's nla_put_uint()): 4 bytes when the value fits in
+ * 32 bits, else 8; any other length is malformed. Every such attribute of
+ * a warning, of a dump reply and of the COUNTER nest.
+ */
+static void test_uint(void)
+{
+	static const struct {
+		int type;
+		const char *name;
+	} ev_attrs[] = {
+		{ FS_MSG_A_CAUSED_ID, "CAUSED_ID (4)" },
+		{ FS_MSG_A_TIMESTAMP, "TIMESTAMP (11)" },
+		{ FS_MSG_A_COUNT, "COUNT (12)" },
+		{ FS_MSG_A_SUPPRESSED, "SUPPRESSED (13)" },
+		{ FS_MSG_A_SB_ID, "SB_ID (15)" },
+		{ FS_MSG_A_BOOTTIME, "BOOTTIME (16)" },
+	};
+	static const struct {
+		int type;
+		const char *name;
+	} ctr_attrs[] = {
+		{ FS_MSG_A_COUNTER_COUNT, "COUNTER_COUNT (2)" },
+		{ FS_MSG_A_COUNTER_LAST, "COUNTER_LAST (3)" },
+		{ FS_MSG_A_COUNTER_SUPPRESSED, "COUNTER_SUPPRESSED (5)" },
+	};
+	static const unsigned int bad_lens[] = { 0, 2, 6, 12, 16 };
+	const uint64_t big = 0x123456789abcdef0ULL, two32 = 1ULL << 32;
+	const unsigned char zeros[16] = { 0 };
+	struct fsm_event ev;
+	struct fsm_fs fs;
+	struct fsm_error err;
+	struct raw r = { 0 };
+
+	for (size_t i = 0; i < sizeof(ev_attrs) / sizeof(ev_attrs[0]); i++) {
+		int t = ev_attrs[i].type;
+		const uint64_t vals[] = { 0, 5, UINT32_MAX, two32, big };
+
+		for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+			uint64_t got = 0;
+			bool has = false;
+
+			raw_begin(&r, FS_MSG_CMD_WARNING);
+			raw_u32(&r, FS_MSG_A_WARNING, 1);
+			raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+			raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+			if (t != FS_MSG_A_COUNT)
+				raw_uint(&r, FS_MSG_A_COUNT, 1);
+			raw_uint(&r, (uint16_t)t, vals[k]);
+			raw_end(&r);
+			if (parse(&r, &ev, &err) == FSM_PARSE_OK) {
+				switch (t) {
+				case FS_MSG_A_CAUSED_ID:
+					has = ev.has_uid, got = ev.uid;
+					break;
+				case FS_MSG_A_TIMESTAMP:
+					has = ev.has_timestamp, got = ev.timestamp_ns;
+					break;
+				case FS_MSG_A_COUNT:
+					has = true, got = ev.count;
+					break;
+				case FS_MSG_A_SUPPRESSED:
+					has = ev.has_suppressed, got = ev.suppressed;
+					break;
+				case FS_MSG_A_SB_ID:
+					has = ev.has_sb_id, got = ev.sb_id;
+					break;
+				case FS_MSG_A_BOOTTIME:
+					has = ev.has_boottime, got = ev.boottime_ns;
+					break;
+				}
+			}
+			if (!ok(has && got == vals[k], "uint %s = %llu in %d bytes: read",
+				ev_attrs[i].name, (unsigned long long)vals[k],
+				vals[k] > UINT32_MAX ? 8 : 4))
+				printf("#   got %llu, error '%s'\n",
+				       (unsigned long long)got, err.msg);
+			raw_free(&r);
+		}
+
+		/* 8 bytes for a value that would fit in 4: still valid. */
+		raw_begin(&r, FS_MSG_CMD_WARNING);
+		raw_u32(&r, FS_MSG_A_WARNING, 1);
+		raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+		raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+		if (t != FS_MSG_A_COUNT)
+			raw_uint(&r, FS_MSG_A_COUNT, 1);
+		raw_u64(&r, (uint16_t)t, 9);
+		raw_end(&r);
+		ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "uint %s = 9 in 8 bytes: valid",
+		   ev_attrs[i].name);
+		raw_free(&r);
+
+		for (size_t k = 0; k < sizeof(bad_lens) / sizeof(bad_lens[0]); k++) {
+			char want[160];
+
+			raw_begin(&r, FS_MSG_CMD_WARNING);
+			raw_u32(&r, FS_MSG_A_WARNING, 1);
+			raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+			raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+			raw_uint(&r, FS_MSG_A_COUNT, 1);
+			raw_attr(&r, (uint16_t)t, zeros, bad_lens[k]);
+			raw_end(&r);
+			snprintf(want, sizeof(want),
+				 "attribute %s has invalid length %u: an unsigned integer is 4 or 8 bytes",
+				 ev_attrs[i].name, bad_lens[k]);
+			ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+			   !strcmp(err.msg, want), "uint %s of %u bytes: invalid, said so",
+			   ev_attrs[i].name, bad_lens[k]);
+			raw_free(&r);
+		}
+	}
+
+	/* The dump reply: SB_ID at the top, the counters in the nest. */
+	for (int wide = 0; wide < 2; wide++) {
+		uint64_t v = wide ? big : 77;
+
+		raw_begin(&r, FS_MSG_CMD_FS_GET);
+		raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+		raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+		raw_uint(&r, FS_MSG_A_SB_ID, v);
+		raw_nest_begin(&r, FS_MSG_A_COUNTER | NLA_F_NESTED);
+		raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 1);
+		raw_uint(&r, FS_MSG_A_COUNTER_COUNT, v + 1);
+		raw_attr(&r, FS_MSG_A_COUNTER_PAD, zeros, 3);	/* ignored */
+		raw_uint(&r, FS_MSG_A_COUNTER_LAST, v + 2);
+		raw_uint(&r, FS_MSG_A_COUNTER_SUPPRESSED, v + 3);
+		raw_nest_end(&r);
+		raw_end(&r);
+		ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_OK &&
+		   fs.has_sb_id && fs.sb_id == v && fs.ncounters == 1 &&
+		   fs.counters[0].count == v + 1 && fs.counters[0].last_ns == v + 2 &&
+		   fs.counters[0].suppressed == v + 3,
+		   "dump reply: SB_ID and counters in %d bytes read, COUNTER_PAD ignored",
+		   wide ? 8 : 4);
+		raw_free(&r);
+	}
+	raw_fs_row(&r, 8, 1, "ext4", "vdb", NULL, (const uint64_t[3]){ 0 },
+		   (const uint64_t[3]){ 0 });
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_OK &&
+	   fs.has_sb_id && fs.sb_id == 1, "dump reply: SB_ID read");
+	raw_free(&r);
+	raw_fs_row_full(&r, 8, 1, "ext4", "vdb", NULL, (const uint64_t[3]){ 0 },
+			(const uint64_t[3]){ 0 }, NULL, NULL);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_OK &&
+	   !fs.has_sb_id, "dump reply without SB_ID: absent");
+	raw_free(&r);
+	raw_begin(&r, FS_MSG_CMD_FS_GET);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+	raw_attr(&r, FS_MSG_A_SB_ID, zeros, 6);
+	raw_end(&r);
+	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_INVALID &&
+	   !strcmp(err.msg, "attribute SB_ID (15) has invalid length 6: an unsigned integer is 4 or 8 bytes"),
+	   "dump reply: SB_ID of 6 bytes invalid");
+	raw_free(&r);
+
+	for (size_t i = 0; i < sizeof(ctr_attrs) / sizeof(ctr_attrs[0]); i++) {
+		for (size_t k = 0; k < sizeof(bad_lens) / sizeof(bad_lens[0]); k++) {
+			char want[200];
+
+			raw_begin(&r, FS_MSG_CMD_FS_GET);
+			raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+			raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+			raw_nest_begin(&r, FS_MSG_A_COUNTER | NLA_F_NESTED);
+			raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 1);
+			if (ctr_attrs[i].type != FS_MSG_A_COUNTER_COUNT)
+				raw_uint(&r, FS_MSG_A_COUNTER_COUNT, 1);
+			raw_attr(&r, (uint16_t)ctr_attrs[i].type, zeros, bad_lens[k]);
+			raw_nest_end(&r);
+			raw_end(&r);
+			snprintf(want, sizeof(want),
+				 "attribute COUNTER (14): attribute %s has invalid length %u: an unsigned integer is 4 or 8 bytes",
+				 ctr_attrs[i].name, bad_lens[k]);
+			ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) ==
+			   FSM_PARSE_INVALID && !strcmp(err.msg, want),
+			   "uint %s of %u bytes: invalid, said so", ctr_attrs[i].name,
+			   bad_lens[k]);
+			raw_free(&r);
+		}
+	}
+
+	/* The kernel's layout: 4-byte values where they fit, no PAD. */
+	raw_full_event(&r, 1, 5, 0, "x");
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.has_sb_id &&
+	   ev.sb_id == TEST_SB_ID && ev.has_boottime &&
+	   ev.boottime_ns == TEST_BOOTTIME && ev.timestamp_ns == TS,
+	   "full event: SB_ID (4 bytes), BOOTTIME and TIMESTAMP (8 bytes) read");
+	raw_free(&r);
+}
+
 static void test_not_an_event(void)
 {
 	struct raw r = { 0 };
@@ -528,7 +723,7 @@ static void test_not_an_event(void)
 	raw_u32(&r, FS_MSG_A_WARNING, 1);
 	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
-	raw_u64(&r, FS_MSG_A_COUNT, 1);
+	raw_uint(&r, FS_MSG_A_COUNT, 1);
 	raw_end(&r);
 	ok(parse(&r, &ev, &err) == FSM_PARSE_IGNORED &&
 	   !strcmp(err.msg, "command 2, expected 1"),
@@ -977,7 +1172,7 @@ static void test_dump_parse(void)
 	for (int i = 0; i < 3; i++) {
 		raw_nest_begin(&r, FS_MSG_A_COUNTER);
 		raw_u32(&r, FS_MSG_A_COUNTER_WARNING, i == 2 ? 9 : 1);
-		raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 100 + (uint64_t)i);
+		raw_uint(&r, FS_MSG_A_COUNTER_COUNT, 100 + (uint64_t)i);
 		raw_u32(&r, 77, 0);	/* unknown inside the nest */
 		raw_nest_end(&r);
 	}
@@ -995,7 +1190,7 @@ static void test_dump_parse(void)
 	for (uint32_t i = 0; i <= FSM_MAX_COUNTERS; i++) {
 		raw_nest_begin(&r, FS_MSG_A_COUNTER);
 		raw_u32(&r, FS_MSG_A_COUNTER_WARNING, i + 1);
-		raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 1);
+		raw_uint(&r, FS_MSG_A_COUNTER_COUNT, 1);
 		raw_nest_end(&r);
 	}
 	raw_end(&r);
@@ -1097,15 +1292,15 @@ static void test_list(void)
 	cap_finish(&c);
 	is_str(c.out,
 	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
-	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0},"
+	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791,\"suppressed\":0}}}\n"
 	       "{\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
+	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":16,\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":3,\"last_ns\":1796283771123456789,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
 	       "{\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
-	       "\"uuid\":\"" UUID_STR "\",\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0,\"suppressed\":0},"
+	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":32,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":1796283771123456789,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0,\"suppressed\":0}}}\n",
 	       "--list JSON lines");
@@ -1130,7 +1325,7 @@ static void test_list(void)
 	cap_finish(&c);
 	is_str(c.out,
 	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
-	       "\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0}}}\n",
+	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0}}}\n",
 	       "--list --json -d 0:45 -w enospc");
 	cap_free(&c);
 
@@ -1142,7 +1337,7 @@ static void test_list(void)
 	raw_str(&r, FS_MSG_A_DEVICE, "loop0");
 	raw_nest_begin(&r, FS_MSG_A_COUNTER);
 	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 4);
-	raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 123456);
+	raw_uint(&r, FS_MSG_A_COUNTER_COUNT, 123456);
 	raw_nest_end(&r);
 	raw_end(&r);
 	fsm_fs_list_free(&l);
@@ -1440,14 +1635,14 @@ static void test_monitor_json_overrun(void)
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
-	       "\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0}\n"
+	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0}\n"
 	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":15}\n"
 	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"inode-enospc\",\"missed\":2}\n"
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
-	       "\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0}\n",
+	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0}\n",
 	       "monitor JSON: missed lines (gap, then resync per type) and events");
 	is_str(c.err,
 	       "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
@@ -1487,7 +1682,7 @@ static void test_monitor_filter_count(void)
 	raw_u32(&r, FS_MSG_A_WARNING, 1);
 	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 0);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 45);
-	raw_u64(&r, FS_MSG_A_COUNT, 13);
+	raw_uint(&r, FS_MSG_A_COUNT, 13);
 	raw_end(&r);
 	feed(&c, &r);
 	raw_free(&r);
@@ -1496,7 +1691,7 @@ static void test_monitor_filter_count(void)
 	raw_u32(&r, FS_MSG_A_WARNING, 1);
 	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 0);
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 45);
-	raw_u64(&r, FS_MSG_A_COUNT, 15);
+	raw_uint(&r, FS_MSG_A_COUNT, 15);
 	raw_end(&r);
 	feed(&c, &r);
 	raw_free(&r);
@@ -1536,15 +1731,15 @@ static void test_dump_suppressed(void)
 	raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
 	raw_nest_begin(&r, FS_MSG_A_COUNTER);
 	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 1);
-	raw_u64(&r, FS_MSG_A_COUNTER_COUNT, 3);
-	raw_u32(&r, FS_MSG_A_COUNTER_SUPPRESSED, 1);
+	raw_uint(&r, FS_MSG_A_COUNTER_COUNT, 3);
+	raw_attr(&r, FS_MSG_A_COUNTER_SUPPRESSED, "\1\0\0\0\0\0", 6);
 	raw_nest_end(&r);
 	raw_end(&r);
 	ok(fsm_fs_parse(r.buf, r.len, TEST_FAMILY, &fs, &err) == FSM_PARSE_INVALID,
-	   "COUNTER_SUPPRESSED of 4 bytes: invalid");
+	   "COUNTER_SUPPRESSED of 6 bytes: invalid");
 	is_str(err.msg,
-	       "attribute COUNTER (14): attribute COUNTER_SUPPRESSED (5) is too short: 4 bytes, needs 8",
-	       "COUNTER_SUPPRESSED of 4 bytes: reason");
+	       "attribute COUNTER (14): attribute COUNTER_SUPPRESSED (5) has invalid length 6: an unsigned integer is 4 or 8 bytes",
+	       "COUNTER_SUPPRESSED of 6 bytes: reason");
 	raw_free(&r);
 }
 
@@ -2162,7 +2357,7 @@ static void test_receive_time_format(void)
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
 	       "\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"uid\":1000,\"pid\":123,"
+	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2,"
 	       "\"received_ns\":" RX_NS "}\n",
 	       "receive time: JSON line ends with received_ns, the kernel's time kept");
@@ -2247,7 +2442,7 @@ static void test_receive_time_format(void)
 	       "{\"time\":\"" RECV_STR "\",\"timestamp_ns\":1700000000000000001,"
 	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
-	       "\"uuid\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"uuid\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
 	       "\"count\":7,\"suppressed\":null,\"received_ns\":1700000000000000001}\n",
 	       "receive time, no TIMESTAMP: JSON received_ns equals timestamp_ns");
 	raw_free(&r);
@@ -2312,7 +2507,7 @@ static void test_receive_time_monitor(void)
 	       "\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
-	       "\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1,"
+	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1,"
 	       "\"received_ns\":" RX_NS "}\n",
 	       "monitor --receive-time, JSON: received_ns last in the event, not in the missed line");
 	cap_free(&c);
@@ -2376,6 +2571,7 @@ int main(void)
 	test_unknown_attrs();
 	test_truncated();
 	test_oversized();
+	test_uint();
 	test_not_an_event();
 	test_escaping();
 	test_time();
