@@ -451,6 +451,14 @@ static int recv_stamped(struct nl_sock *sk, struct sockaddr_nl *nla,
 	return n;
 }
 
+/* The netlink port id the message came from (recvmsg()'s msg_name). */
+static uint32_t src_port(struct nl_msg *msg)
+{
+	struct sockaddr_nl *src = nlmsg_get_src(msg);
+
+	return src ? src->nl_pid : UINT32_MAX;
+}
+
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct app *app = arg;
@@ -458,6 +466,9 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	uint64_t t = app->opt.receive_time ? received_ns : now_ns();
 
 	app->activity = true;
+	/* Only the kernel's: not nlmsg_pid, which a sender sets at will. */
+	if (!fsm_monitor_from_kernel(&app->mon, src_port(msg), t))
+		return NL_OK;
 	if (fsm_monitor_message(&app->mon, nlh, nlh->nlmsg_len, t) < 0) {
 		app->fatal = true;
 		return NL_STOP;
@@ -472,6 +483,8 @@ static int dump_cb(struct nl_msg *msg, void *arg)
 	struct fsm_error err;
 	int ret;
 
+	if (!fsm_monitor_from_kernel(&app->mon, src_port(msg), now_ns()))
+		return NL_OK;
 	ret = fsm_fs_list_add(app->rows, nlh, nlh->nlmsg_len, app->family, &err);
 	if (ret == -2) {
 		app->rows_oom = true;
@@ -1127,6 +1140,7 @@ int main(int argc, char **argv)
 	ran = true;
 	ret = run(&app);
 out:
+	fsm_monitor_rejected_flush(&app.mon);
 	/* The file says what the kernel counted when fsmsg stopped. */
 	if (ran && app.opt.textfile) {
 		refresh(&app);

@@ -267,6 +267,10 @@ int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b)
 	       "Times the kernel dropped messages because fsmsg's socket receive buffer was full.");
 	fsm_buf_printf(b, "fsmsg_overruns_total %llu\n",
 		       (unsigned long long)m->overruns);
+	family(b, "fsmsg_rejected_messages_total", "counter",
+	       "Messages on the FS_MSG sockets that the kernel did not send (netlink port id not 0), ignored.");
+	fsm_buf_printf(b, "fsmsg_rejected_messages_total %llu\n",
+		       (unsigned long long)m->rejected);
 	family(b, "fsmsg_start_time_seconds", "gauge",
 	       "Start time of the fsmsg process in seconds since the epoch.");
 	fsm_buf_puts(b, "fsmsg_start_time_seconds");

@@ -57,6 +57,7 @@ struct fsm_metrics {
 	uint64_t start_ns;	/* fsmsg_start_time_seconds */
 	uint64_t overruns;	/* fsmsg_overruns_total */
 	uint64_t missed;	/* fsmsg_missed_warnings_total */
+	uint64_t rejected;	/* fsmsg_rejected_messages_total */
 	bool changed;		/* since the caller last cleared it */
 	struct fsm_buf strings;	/* the label values, NUL-terminated, packed */
 	struct fsm_buf key[3];	/* scratch: rendered device, fstype, uuid */

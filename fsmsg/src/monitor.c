@@ -51,6 +51,8 @@ int fsm_monitor_init(struct fsm_monitor *m)
 	fsm_buf_init(&m->buf);
 	fsm_fields_init(&m->fields);
 	m->events = m->invalid = m->missed = m->overruns = 0;
+	m->rejected = m->rejected_unsaid = m->rejected_said_ns = 0;
+	m->rejected_port = 0;
 	m->done = m->acct_full_reported = m->metrics_full_reported = false;
 	m->write_errno = 0;
 	m->acct = fsm_acct_new(FSM_ACCT_DEFAULT_MAX_KEYS);
@@ -297,6 +299,52 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 	if (m->max_events && m->events >= m->max_events)
 		m->done = true;
 	return 0;
+}
+
+static void say_rejected(struct fsm_monitor *m)
+{
+	uint64_t n = m->rejected_unsaid;
+
+	if (!n)
+		return;
+	m->rejected_unsaid = 0;
+	if (n == m->rejected)
+		fsm_monitor_report(m, LOG_WARNING,
+				   "ignored %llu message%s not sent by the kernel (port id %u): only the kernel's, from port id 0, are FS_MSG warnings",
+				   (unsigned long long)n, n == 1 ? "" : "s",
+				   m->rejected_port);
+	else
+		fsm_monitor_report(m, LOG_WARNING,
+				   "ignored %llu more message%s not sent by the kernel (the last from port id %u), %llu in all",
+				   (unsigned long long)n, n == 1 ? "" : "s",
+				   m->rejected_port, (unsigned long long)m->rejected);
+}
+
+bool fsm_monitor_from_kernel(struct fsm_monitor *m, uint32_t portid,
+			     uint64_t now_ns)
+{
+	if (portid == 0)
+		return true;
+	m->rejected++;
+	m->rejected_unsaid++;
+	m->rejected_port = portid;
+	if (m->metrics) {
+		m->metrics->rejected++;
+		m->metrics->changed = true;
+	}
+	/* The first at once; then a tally at most once a minute. A clock
+	 * that went back counts as time passed. */
+	if (m->rejected == 1 || now_ns < m->rejected_said_ns ||
+	    now_ns - m->rejected_said_ns >= FSM_REJECTED_REPORT_NS) {
+		m->rejected_said_ns = now_ns;
+		say_rejected(m);
+	}
+	return false;
+}
+
+void fsm_monitor_rejected_flush(struct fsm_monitor *m)
+{
+	say_rejected(m);
 }
 
 void fsm_monitor_seed(struct fsm_monitor *m, const struct fsm_fs_list *l)

@@ -49,6 +49,10 @@ struct fsm_monitor {
 	uint64_t invalid;	/* malformed messages skipped */
 	uint64_t missed;	/* warnings reported missed */
 	uint64_t overruns;
+	uint64_t rejected;	/* messages not sent by the kernel, ignored */
+	uint64_t rejected_unsaid;	/* of those, not reported yet */
+	uint64_t rejected_said_ns;	/* when last reported (now_ns clock) */
+	uint32_t rejected_port;	/* port id of the latest one */
 	bool done;		/* --count reached */
 	bool acct_full_reported;
 	bool metrics_full_reported;
@@ -92,6 +96,21 @@ void fsm_monitor_log(struct fsm_monitor *m, int prio, const char *fmt, ...)
  */
 int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 			uint64_t now_ns);
+
+/*
+ * Whether a received message comes from the kernel: its netlink source
+ * address (recvmsg()'s msg_name, libnl's nlmsg_get_src()) has port id 0.
+ * The nlmsg_pid header field proves nothing, a sender sets it freely;
+ * and any process with CAP_NET_ADMIN may send to the multicast group.
+ * Anything else is counted as rejected (and in the metrics) and said on
+ * @err and syslog: the first at once, later ones at most once every
+ * FSM_REJECTED_REPORT_NS as a tally. The caller drops the message.
+ */
+#define FSM_REJECTED_REPORT_NS (60ULL * 1000000000ULL)
+bool fsm_monitor_from_kernel(struct fsm_monitor *m, uint32_t portid,
+			     uint64_t now_ns);
+/* Say the rejected messages not reported yet, if any (at exit). */
+void fsm_monitor_rejected_flush(struct fsm_monitor *m);
 
 /* Seed the counts (and the metrics) from the dump taken right after
  * subscribing. */

@@ -301,13 +301,16 @@ HELP_W='# HELP fsmsg_warnings_total Out-of-space warnings the kernel counted on 
 # TYPE fsmsg_warnings_total counter'
 HELP_L='# HELP fsmsg_last_warning_timestamp_seconds Time of the latest such warning in seconds since the epoch; no series until there was one.
 # TYPE fsmsg_last_warning_timestamp_seconds gauge'
-help_tail() { # help_tail MISSED OVERRUNS
+help_tail() { # help_tail MISSED OVERRUNS [REJECTED]
 	echo '# HELP fsmsg_missed_warnings_total Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).'
 	echo '# TYPE fsmsg_missed_warnings_total counter'
 	echo "fsmsg_missed_warnings_total $1"
 	echo "# HELP fsmsg_overruns_total Times the kernel dropped messages because fsmsg's socket receive buffer was full."
 	echo '# TYPE fsmsg_overruns_total counter'
 	echo "fsmsg_overruns_total $2"
+	echo '# HELP fsmsg_rejected_messages_total Messages on the FS_MSG sockets that the kernel did not send (netlink port id not 0), ignored.'
+	echo '# TYPE fsmsg_rejected_messages_total counter'
+	echo "fsmsg_rejected_messages_total ${3:-0}"
 	echo '# HELP fsmsg_start_time_seconds Start time of the fsmsg process in seconds since the epoch.'
 	echo '# TYPE fsmsg_start_time_seconds gauge'
 	echo 'fsmsg_start_time_seconds S'
@@ -452,6 +455,25 @@ check "filters apply to the metrics file" eval '[ "$(grep -c "^fsmsg_warnings_to
 fake "$FSMSG" -F -q --prometheus-textfile "$TMP/prom/fsmsg.txt" -t 0.2
 check "a name without .prom: a note that node_exporter will not read it" eval '[ $rc -eq 0 ] && grep -q "only reads files whose name ends in .prom" "$TMP/err"'
 unset FAKEGENL_RENAMES
+
+# ---- forged messages: only the kernel's (port id 0) count ---------------
+# Any process with CAP_NET_ADMIN can send to the group; these come from
+# port id 4242 with nlmsg_pid 0, as a forger would set it.
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+event 2 254 16 4 0 alloc_test
+forged 4242 2 254 16 100 0 evil
+forged 4242 1 254 16 7 0 evil
+event 2 254 16 5 0 alloc_test
+EOF
+fake "$FSMSG" -F -c 2 --prometheus-textfile "$M"
+check "forged: not printed, no missed warnings, the kernel's two printed" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && ! grep -q evil "$TMP/out" && grep -q "(alloc_test), count 4$" "$TMP/out" && grep -q "(alloc_test), count 5$" "$TMP/out"'
+check "forged: said at once with the port id, the rest at exit" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
+fsmsg: ignored 1 message not sent by the kernel (port id 4242): only the kernel'"'"'s, from port id 0, are FS_MSG warnings
+fsmsg: ignored 1 more message not sent by the kernel (the last from port id 4242), 2 in all"'
+check "forged: fsmsg_rejected_messages_total 2, the counts the kernel's" eval 'grep -qx "fsmsg_rejected_messages_total 2" "$M" && grep -qx "fsmsg_missed_warnings_total 0" "$M" && [ "$(prom_value "$M" 254:16 meta-enospc)" = 5 ] && [ "$(prom_value "$M" 254:16 enospc)" = 0 ]'
+fake "$FSMSG" -F -j -q -c 2
+check "forged, JSON: two events, no missed line" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && ! grep -q "evil\|missed" "$TMP/out" && [ "$(grep -c "not sent by the kernel" "$TMP/err")" -eq 2 ]'
 
 # ---- the journal (fsmsg built with libsystemd; sd_journal_sendv faked) ------
 if "$FSMSG" --help | grep -q 'not available: built without journal support'; then

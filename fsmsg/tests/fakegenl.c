@@ -25,6 +25,10 @@
  *                                  grows (an event resets it)
  *   overrun                        the next read fails with ENOBUFS
  *   invalid                        a WARNING message without COUNT
+ *   forged PORT TYPE MAJ MIN COUNT SUPPRESSED COMM   a warning multicast
+ *                                  by another process (netlink port id
+ *                                  PORT, nlmsg_pid 0 as a forger may set
+ *                                  it); the counters do not change
  *   realtime                       (setup) timestamps from CLOCK_REALTIME
  *                                  when each warning is sent, as the kernel
  * Timestamps are 1796283771000000000 + n for the n-th warning (1-based),
@@ -274,11 +278,26 @@ static struct fake *fake_of(int fd)
 	return NULL;
 }
 
-/* The kernel queues a datagram for the program's socket. */
+/*
+ * A datagram for the program's socket from netlink port id @from (0: the
+ * kernel). The socketpair carries the port id as 4 bytes before the
+ * message; recvmsg() below takes them off into msg_name.
+ */
+static void deliver_from(struct fake *f, uint32_t from, const void *p, size_t n)
+{
+	unsigned char buf[4 + 65536];
+
+	if (n > sizeof(buf) - 4)
+		die("deliver: %zu bytes", n);
+	memcpy(buf, &from, 4);
+	memcpy(buf + 4, p, n);
+	if (real_sendto(f->peer, buf, n + 4, MSG_DONTWAIT, NULL, 0) != (ssize_t)(n + 4))
+		die("deliver: %s", strerror(errno));
+}
+
 static void deliver(struct fake *f, const void *p, size_t n)
 {
-	if (real_sendto(f->peer, p, n, MSG_DONTWAIT, NULL, 0) != (ssize_t)n)
-		die("deliver: %s", strerror(errno));
+	deliver_from(f, 0, p, n);
 }
 
 /* Fix up seq/port of every message in @r and send each as a datagram. */
@@ -383,24 +402,35 @@ static uint64_t warn_ts(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void multicast(const void *p, size_t n)
+static void multicast_from(uint32_t from, const void *p, size_t n)
 {
 	for (int i = 0; i < MAX_FAKES; i++)
 		if (fakes[i].peer > 0 && fakes[i].member)
-			deliver(&fakes[i], p, n);
+			deliver_from(&fakes[i], from, p, n);
 }
 
+/* The overrun marker: one byte, no port id. */
+static void multicast_marker(void)
+{
+	for (int i = 0; i < MAX_FAKES; i++)
+		if (fakes[i].peer > 0 && fakes[i].member &&
+		    real_sendto(fakes[i].peer, "!", 1, MSG_DONTWAIT, NULL, 0) != 1)
+			die("deliver: %s", strerror(errno));
+}
+
+/* @from 0: the kernel's warning; else a forged one, which counts nothing. */
 static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 		       uint64_t count, uint64_t suppressed, const char *comm,
-		       bool valid)
+		       bool valid, uint32_t from)
 {
 	struct row *row = find_row(major, minor);
 	struct raw r = { 0 };
 	uint64_t ts;
 
-	++nwarn;
+	if (!from)
+		++nwarn;
 	ts = warn_ts();
-	if (valid) {
+	if (valid && !from) {
 		row->count[w < 4 ? w : 0] = count;
 		row->last[w < 4 ? w : 0] = ts;
 		row->supp[w < 4 ? w : 0] = 0;	/* reported with this one */
@@ -423,7 +453,7 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 	raw_uint(&r, FS_MSG_A_SB_ID, row->sb_id);
 	raw_uint(&r, FS_MSG_A_BOOTTIME, 1000 + nwarn);
 	raw_end(&r);
-	multicast(r.buf, r.len);
+	multicast_from(from, r.buf, r.len);
 	raw_free(&r);
 }
 
@@ -434,13 +464,17 @@ static void run_script(void)
 
 	for (char *line = strtok_r(script_text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned int w, major, minor;
+		unsigned int w, major, minor, port;
 		unsigned long count, supp;
 		char comm[64];
 
 		if (sscanf(line, "event %u %u %u %lu %lu %63s", &w, &major,
 			   &minor, &count, &supp, comm) == 6) {
-			send_event(w, major, minor, count, supp, comm, true);
+			send_event(w, major, minor, count, supp, comm, true, 0);
+		} else if (sscanf(line, "forged %u %u %u %u %lu %lu %63s", &port,
+				  &w, &major, &minor, &count, &supp, comm) == 7 &&
+			   port) {
+			send_event(w, major, minor, count, supp, comm, true, port);
 		} else if (sscanf(line, "lost %u %u %u %lu", &w, &major, &minor,
 				  &count) == 4 && w >= 1 && w <= 3) {
 			struct row *row = find_row(major, minor);
@@ -459,10 +493,10 @@ static void run_script(void)
 			++nwarn;
 			row->last[w] = warn_ts();
 		} else if (!strcmp(line, "overrun")) {
-			multicast("!", 1);	/* becomes ENOBUFS when read */
+			multicast_marker();	/* becomes ENOBUFS when read */
 		} else if (!strcmp(line, "invalid")) {
 			send_event(1, rows[0].major, rows[0].minor, 0, 0, "bad",
-				   false);
+				   false, 0);
 		} else {
 			die("bad line: %s", line);
 		}
@@ -627,23 +661,33 @@ ssize_t sendto(int fd, const void *p, size_t n, int flags,
 	return (ssize_t)n;
 }
 
+/*
+ * What the program reads: the datagram without its 4-byte port id, which
+ * goes into msg_name as the kernel's netlink does. MSG_PEEK and MSG_TRUNC
+ * behave as on a real socket (libnl peeks for the size first).
+ */
 ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	struct fake *f;
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
-	void *name;
+	unsigned char buf[4 + 65536];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = msg->msg_control,
+		.msg_controllen = msg->msg_controllen,
+	};
+	size_t len, done = 0;
 	ssize_t n;
 
 	resolve();
 	f = fake_of(fd);
 	if (!f)
 		return real_recvmsg(fd, msg, flags);
-	name = msg->msg_name;
-	msg->msg_name = NULL;
-	msg->msg_namelen = 0;
-	n = real_recvmsg(fd, msg, flags);
-	msg->msg_name = name;
-	if (n == 1 && ((char *)msg->msg_iov[0].iov_base)[0] == '!') {
+	n = real_recvmsg(fd, &m, flags & ~MSG_TRUNC);
+	if (n < 0)
+		return n;
+	if (n == 1 && buf[0] == '!') {
 		/* The overrun marker: reported once, then gone. */
 		if (flags & MSG_PEEK) {
 			char c;
@@ -653,11 +697,26 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 		errno = ENOBUFS;
 		return -1;
 	}
-	if (n >= 0 && name) {
-		memcpy(name, &nl, sizeof(nl));
+	if (n < 4)
+		die("recvmsg: a datagram of %zd bytes", n);
+	memcpy(&nl.nl_pid, buf, 4);
+	len = (size_t)n - 4;
+	for (size_t i = 0; i < msg->msg_iovlen && done < len; i++) {
+		size_t k = msg->msg_iov[i].iov_len;
+
+		if (k > len - done)
+			k = len - done;
+		memcpy(msg->msg_iov[i].iov_base, buf + 4 + done, k);
+		done += k;
+	}
+	msg->msg_controllen = m.msg_controllen;
+	msg->msg_flags = m.msg_flags | (done < len ? MSG_TRUNC : 0);
+	if (msg->msg_name) {
+		memcpy(msg->msg_name, &nl,
+		       msg->msg_namelen < sizeof(nl) ? msg->msg_namelen : sizeof(nl));
 		msg->msg_namelen = sizeof(nl);
 	}
-	return n;
+	return (ssize_t)((flags & MSG_TRUNC) ? len : done);
 }
 
 /* The tests count the metrics file's rewrites and check where they come

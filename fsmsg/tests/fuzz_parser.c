@@ -87,9 +87,22 @@ static void one_message(const unsigned char *p, size_t len,
 		}
 		fsm_buf_free(&b);
 	}
-	/* And through the monitor: accounting, filters, missed reports. */
+	/* And through the monitor: accounting, filters, missed reports;
+	 * the second as if some came from another port id than the
+	 * kernel's (sequence numbers with bit 8 set here; the corpus has
+	 * 1), which it rejects. */
 	fsm_monitor_message(&mon[0], p, len, 2);
+	if (len >= NLMSG_HDRLEN) {
+		struct nlmsghdr nlh;
+
+		memcpy(&nlh, p, sizeof(nlh));
+		if (!fsm_monitor_from_kernel(&mon[1],
+					     nlh.nlmsg_seq & 0x100 ? nlh.nlmsg_seq : 0,
+					     nlh.nlmsg_seq))
+			goto rows;
+	}
 	fsm_monitor_message(&mon[1], p, len, 3);
+rows:
 	fsm_fs_list_add(rows, p, len, 0, &err);
 }
 

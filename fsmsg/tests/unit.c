@@ -1710,6 +1710,79 @@ static void test_monitor_filter_count(void)
 
 /* ---- dump replies: SUPPRESSED ------------------------------------------ */
 
+/* Messages not from the kernel (port id not 0): dropped, counted, said. */
+static void test_rejected(void)
+{
+	const uint64_t t0 = 1796283771000000000ULL, min = FSM_REJECTED_REPORT_NS;
+	struct fsm_metrics met;
+	struct capture c;
+	struct raw r = { 0 };
+	struct fsm_buf b;
+
+	cap_init(&c, false);
+	fsm_metrics_init(&met, RECV, 16);
+	c.m.metrics = &met;
+	ok(fsm_monitor_from_kernel(&c.m, 0, t0) && c.m.rejected == 0 &&
+	   !met.changed, "port id 0: the kernel's, accepted, nothing counted");
+	ok(!fsm_monitor_from_kernel(&c.m, 4242, t0) && c.m.rejected == 1 &&
+	   met.rejected == 1 && met.changed, "port id 4242: rejected, counted");
+	ok(!fsm_monitor_from_kernel(&c.m, 4242, t0 + 1) &&
+	   !fsm_monitor_from_kernel(&c.m, 77, t0 + min - 1),
+	   "two more within the minute: rejected");
+	fsm_monitor_rejected_flush(&c.m);
+	fsm_monitor_rejected_flush(&c.m);	/* nothing left: silent */
+	ok(!fsm_monitor_from_kernel(&c.m, 9, t0 + min + 1000) &&
+	   c.m.rejected == 4 && met.rejected == 4,
+	   "the fourth, a minute after the first report: said at once");
+	ok(!fsm_monitor_from_kernel(&c.m, 9, t0 + 2 * min + 1000) &&
+	   !fsm_monitor_from_kernel(&c.m, 9, t0 + 2 * min + 2000),
+	   "a minute after the last report: a tally at once, the next held");
+	fsm_monitor_rejected_flush(&c.m);
+	cap_finish(&c);
+	is_str(c.err,
+	       "fsmsg: ignored 1 message not sent by the kernel (port id 4242): only the kernel's, from port id 0, are FS_MSG warnings\n"
+	       "fsmsg: ignored 2 more messages not sent by the kernel (the last from port id 77), 3 in all\n"
+	       "fsmsg: ignored 1 more message not sent by the kernel (the last from port id 9), 4 in all\n"
+	       "fsmsg: ignored 1 more message not sent by the kernel (the last from port id 9), 5 in all\n"
+	       "fsmsg: ignored 1 more message not sent by the kernel (the last from port id 9), 6 in all\n",
+	       "rejected: said at once, then at most once a minute and at exit, with the port id");
+	has_str(fsm_buf_str(&c.log), "4|ignored 1 message not sent by the kernel (port id 4242)",
+		"rejected: syslog at LOG_WARNING");
+	ok(c.m.events == 0 && c.m.invalid == 0 && !c.out[0],
+	   "rejected: no event, nothing on stdout");
+	fsm_buf_init(&b);
+	fsm_metrics_render(&met, &b);
+	has_str(fsm_buf_str(&b), "# TYPE fsmsg_rejected_messages_total counter\n"
+		"fsmsg_rejected_messages_total 6\n", "metrics: fsmsg_rejected_messages_total");
+	fsm_buf_free(&b);
+	fsm_metrics_free(&met);
+	cap_free(&c);
+
+	/* What main.c does: a forged warning never reaches the accounting,
+	 * whatever its nlmsg_pid (0 here, as a forger would set it). */
+	cap_init(&c, false);
+	raw_full_event(&r, 1, 1, 0, "ok");
+	if (fsm_monitor_from_kernel(&c.m, 0, t0))
+		fsm_monitor_message(&c.m, r.buf, r.len, t0);
+	raw_free(&r);
+	raw_full_event(&r, 1, 100, 0, "forged");
+	if (fsm_monitor_from_kernel(&c.m, 31337, t0))
+		fsm_monitor_message(&c.m, r.buf, r.len, t0);
+	raw_free(&r);
+	raw_full_event(&r, 1, 2, 0, "ok");
+	if (fsm_monitor_from_kernel(&c.m, 0, t0))
+		fsm_monitor_message(&c.m, r.buf, r.len, t0);
+	raw_free(&r);
+	cap_finish(&c);
+	if (!ok(c.m.events == 2 && c.m.missed == 0 && !strstr(c.out, "forged") &&
+		!strstr(c.err, "missed"),
+		"a forged count 100 between 1 and 2: not shown, no missed warnings")) {
+		diag_str("out", c.out);
+		diag_str("err", c.err);
+	}
+	cap_free(&c);
+}
+
 static void test_dump_suppressed(void)
 {
 	static const uint64_t supp[3] = { 0, 7, 1 };
@@ -1813,13 +1886,17 @@ static bool check_exposition(const char *text, const char *name)
 #define HELP_LAST \
 	"# HELP fsmsg_last_warning_timestamp_seconds Time of the latest such warning in seconds since the epoch; no series until there was one.\n" \
 	"# TYPE fsmsg_last_warning_timestamp_seconds gauge\n"
-#define HELP_TAIL(missed, overruns) \
+#define HELP_TAIL(missed, overruns) HELP_TAIL_R(missed, overruns, 0)
+#define HELP_TAIL_R(missed, overruns, rejected) \
 	"# HELP fsmsg_missed_warnings_total Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).\n" \
 	"# TYPE fsmsg_missed_warnings_total counter\n" \
 	"fsmsg_missed_warnings_total " #missed "\n" \
 	"# HELP fsmsg_overruns_total Times the kernel dropped messages because fsmsg's socket receive buffer was full.\n" \
 	"# TYPE fsmsg_overruns_total counter\n" \
 	"fsmsg_overruns_total " #overruns "\n" \
+	"# HELP fsmsg_rejected_messages_total Messages on the FS_MSG sockets that the kernel did not send (netlink port id not 0), ignored.\n" \
+	"# TYPE fsmsg_rejected_messages_total counter\n" \
+	"fsmsg_rejected_messages_total " #rejected "\n" \
 	"# HELP fsmsg_start_time_seconds Start time of the fsmsg process in seconds since the epoch.\n" \
 	"# TYPE fsmsg_start_time_seconds gauge\n" \
 	"fsmsg_start_time_seconds 1700000000.000000001\n"
@@ -2572,6 +2649,7 @@ int main(void)
 	test_truncated();
 	test_oversized();
 	test_uint();
+	test_rejected();
 	test_not_an_event();
 	test_escaping();
 	test_time();
