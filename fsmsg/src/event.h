@@ -34,7 +34,7 @@ enum fsm_parse_status {
 };
 
 struct fsm_error {
-	char msg[192];		/* snprintf-bounded, always NUL-terminated */
+	char msg[512];		/* snprintf-bounded, always NUL-terminated */
 };
 
 /* One FS_MSG_CMD_WARNING event. */

@@ -14,7 +14,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+
+#include <linux/magic.h>
 
 void fsm_filter_init(struct fsm_filter *f)
 {
@@ -463,6 +466,31 @@ static int fail(struct fsm_error *err, const char *fmt, ...)
 	return -1;
 }
 
+int fsm_resolve_stdev(struct fsm_filter *f, const char *arg, uint64_t st_dev,
+		      long f_type, const char *why, struct fsm_error *err)
+{
+	if (f_type == (long)BTRFS_SUPER_MAGIC)
+		return fail(err, "cannot resolve device '%s': %s, and on btrfs the device number of a path (%u:%u) is its subvolume's, not the filesystem's: give the filesystem's MAJ:MIN, as fsmsg --list shows it",
+			    arg, why, major(st_dev), minor(st_dev));
+	if (fsm_filter_add_dev(f, major(st_dev), minor(st_dev)) < 0)
+		return fail(err, "out of memory");
+	return 0;
+}
+
+/* The mount of @arg is not to be found: go by stat()'s st_dev. */
+static int fallback(struct fsm_filter *f, const char *arg,
+		    const struct stat *st, const char *why,
+		    struct fsm_error *err)
+{
+	struct statfs sfs;
+	long f_type = 0;
+
+	/* Unknown type: st_dev is still the best there is. */
+	if (statfs(arg, &sfs) == 0)
+		f_type = (long)sfs.f_type;
+	return fsm_resolve_stdev(f, arg, st->st_dev, f_type, why, err);
+}
+
 int fsm_resolve_device(struct fsm_filter *f, const char *arg,
 		       const char *mountinfo, struct fsm_error *err)
 {
@@ -470,6 +498,7 @@ int fsm_resolve_device(struct fsm_filter *f, const char *arg,
 	struct mntid_ctx c = { 0 };
 	struct statx stx;
 	struct stat st;
+	char why[160];
 
 	if (fsm_parse_devnum(arg, &d) == 0) {
 		if (fsm_filter_add_dev(f, d.major, d.minor) < 0)
@@ -484,20 +513,32 @@ int fsm_resolve_device(struct fsm_filter *f, const char *arg,
 			return fail(err, "out of memory");
 		return 0;
 	}
-	/* st_dev would be wrong on btrfs subvolumes: go by the mount. */
-	if (statx(AT_FDCWD, arg, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) < 0)
-		return fail(err, "cannot resolve device '%s': %s", arg,
-			    strerror(errno));
+	/*
+	 * st_dev would be wrong on btrfs subvolumes: go by the mount. In a
+	 * chroot or some containers mountinfo does not show the mount the
+	 * path is on (or is not there): then st_dev after all, which is the
+	 * superblock's device for every filesystem but btrfs.
+	 */
+	if (statx(AT_FDCWD, arg, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) < 0) {
+		if (errno != ENOSYS && errno != EINVAL)
+			return fail(err, "cannot resolve device '%s': %s", arg,
+				    strerror(errno));
+		stx.stx_mask = 0;
+	}
 	if (!(stx.stx_mask & STATX_MNT_ID))
-		return fail(err, "cannot resolve device '%s': the kernel does not report mount ids",
-			    arg);
+		return fallback(f, arg, &st, "the kernel does not report mount ids",
+				err);
 	c.id = stx.stx_mnt_id;
-	if (each_mount(mountinfo, mntid_cb, &c) < 0)
-		return fail(err, "cannot resolve device '%s': cannot read %s: %s",
-			    arg, mountinfo, strerror(errno));
-	if (!c.found)
-		return fail(err, "cannot resolve device '%s': mount %llu is not in %s",
-			    arg, c.id, mountinfo);
+	if (each_mount(mountinfo, mntid_cb, &c) < 0) {
+		snprintf(why, sizeof(why), "cannot read %s: %s", mountinfo,
+			 strerror(errno));
+		return fallback(f, arg, &st, why, err);
+	}
+	if (!c.found) {
+		snprintf(why, sizeof(why), "mount %llu is not in %s", c.id,
+			 mountinfo);
+		return fallback(f, arg, &st, why, err);
+	}
 	if (fsm_filter_add_dev(f, c.dev.major, c.dev.minor) < 0)
 		return fail(err, "out of memory");
 	return 0;

@@ -79,10 +79,23 @@ int fsm_filter_add_blockdev(struct fsm_filter *f, const char *path,
 /*
  * --device: MAJ:MIN, a block device, or any path on a mounted filesystem
  * (whose major:minor comes from @mountinfo, via the path's mount id: on a
- * btrfs subvolume st_dev is not the superblock's device). Returns 0, or -1
- * with a sentence in @err.
+ * btrfs subvolume st_dev is not the superblock's device). When @mountinfo
+ * does not have the path's mount (a chroot, some containers), cannot be
+ * read, or the kernel gives no mount ids, the path's st_dev instead, as
+ * fsm_resolve_stdev(). Returns 0, or -1 with a sentence in @err.
  */
 int fsm_resolve_device(struct fsm_filter *f, const char *arg,
 		       const char *mountinfo, struct fsm_error *err);
+
+/*
+ * The fallback of fsm_resolve_device() for a path @arg whose mount is not
+ * known: its st_dev @st_dev, which is the superblock's device number
+ * (what the kernel reports) for ext2/3/4, XFS and most others. Not for
+ * btrfs (@f_type, statfs()'s, is BTRFS_SUPER_MAGIC), where a path's
+ * st_dev is its subvolume's anonymous device: -1 then, @err saying so
+ * after @why (why the mount is not known). 0 otherwise.
+ */
+int fsm_resolve_stdev(struct fsm_filter *f, const char *arg, uint64_t st_dev,
+		      long f_type, const char *why, struct fsm_error *err);
 
 #endif

@@ -211,6 +211,19 @@ if [ -n "$STATIC" ]; then
 				2 "$NOFAM" chroot "$TMP/root" /fsmsg -F
 			expect "fsmsg.static in an empty chroot: --list too" \
 				2 "$NOFAM" chroot "$TMP/root" /fsmsg --list --json
+			# -d PATH where mountinfo cannot help (issue 16): none
+			# here, then one without the mount / is on (a chroot's
+			# root is no mount of its own), so st_dev it is.
+			expect "chroot without /proc: -d / resolved from st_dev (then: no family)" \
+				2 "$NOFAM" chroot "$TMP/root" /fsmsg -F -d / -d /fsmsg
+			mkdir -p "$TMP/root/proc"
+			if mount -t proc proc "$TMP/root/proc" 2>/dev/null; then
+				expect "chroot whose mountinfo lacks the mount of /: -d / accepted (then: no family)" \
+					2 "$NOFAM" chroot "$TMP/root" /fsmsg -F -d / -d /proc
+				umount "$TMP/root/proc"
+			else
+				skip "chroot whose mountinfo lacks the mount of /" "cannot mount proc here"
+			fi
 		else
 			skip "fsmsg.static in an empty chroot" "needs root and chroot"
 		fi

@@ -13,10 +13,14 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
@@ -1543,9 +1547,64 @@ static void test_resolve(void)
 		}
 		fsm_filter_free(&f);
 	}
-	ok(fsm_resolve_device(&f, "/proc/self", "/nonexistent", &err) < 0 &&
-	   strstr(err.msg, "cannot read /nonexistent"),
-	   "path without mountinfo: error");
+
+	/*
+	 * A chroot or a container: mountinfo lacks the mount the path is on
+	 * (issue 16: "mount 26 is not in /proc/self/mountinfo"), or there is
+	 * no mountinfo at all. Then the path's st_dev, the superblock's
+	 * device for all but btrfs.
+	 */
+	{
+		char mi[] = "/tmp/fsmsg-unit-XXXXXX", want[64], got[64] = "?";
+		struct stat st;
+		struct statfs sfs;
+		bool btrfs;
+
+		fd = mkstemp(mi);
+		fp = fdopen(fd, "w");
+		fputs("20 1 254:1 / / rw - ext4 /dev/vda rw\n", fp);	/* not /proc */
+		fclose(fp);
+		stat("/proc/self", &st);
+		snprintf(want, sizeof(want), "%u:%u", major(st.st_dev), minor(st.st_dev));
+		ok(fsm_resolve_device(&f, "/proc/self", mi, &err) == 0 && f.ndevs == 1,
+		   "path whose mount is not in mountinfo: resolved");
+		if (f.ndevs == 1)
+			snprintf(got, sizeof(got), "%u:%u", f.devs[0].major, f.devs[0].minor);
+		is_str(got, want, "mount not in mountinfo: the path's st_dev");
+		fsm_filter_free(&f);
+		ok(fsm_resolve_device(&f, "/proc/self", "/nonexistent", &err) == 0 &&
+		   f.ndevs == 1 && f.devs[0].major == major(st.st_dev) &&
+		   f.devs[0].minor == minor(st.st_dev),
+		   "path without mountinfo: the path's st_dev");
+		fsm_filter_free(&f);
+
+		/* The file itself, wherever /tmp is: btrfs says why not. */
+		stat(mi, &st);
+		btrfs = statfs(mi, &sfs) == 0 && sfs.f_type == BTRFS_SUPER_MAGIC;
+		ok(btrfs ? fsm_resolve_device(&f, mi, mi, &err) < 0 &&
+			   strstr(err.msg, "on btrfs the device number of a path")
+			 : fsm_resolve_device(&f, mi, mi, &err) == 0 && f.ndevs == 1 &&
+			   f.devs[0].major == major(st.st_dev) &&
+			   f.devs[0].minor == minor(st.st_dev),
+		   "a file in /tmp (%s), its mount not in mountinfo: %s",
+		   btrfs ? "btrfs" : "not btrfs", btrfs ? "error" : "its st_dev");
+		fsm_filter_free(&f);
+		unlink(mi);
+	}
+	ok(fsm_resolve_stdev(&f, "/srv", makedev(254, 3), EXT4_SUPER_MAGIC,
+			     "mount 26 is not in /proc/self/mountinfo", &err) == 0 &&
+	   f.ndevs == 1 && f.devs[0].major == 254 && f.devs[0].minor == 3,
+	   "fallback on ext4: st_dev");
+	fsm_filter_free(&f);
+	ok(fsm_resolve_stdev(&f, "/srv", makedev(0, 52), XFS_SUPER_MAGIC,
+			     "mount 26 is not in /proc/self/mountinfo", &err) == 0 &&
+	   f.ndevs == 1 && f.devs[0].minor == 52, "fallback on XFS: st_dev");
+	fsm_filter_free(&f);
+	ok(fsm_resolve_stdev(&f, "/srv", makedev(0, 52), BTRFS_SUPER_MAGIC,
+			     "mount 26 is not in /proc/self/mountinfo", &err) < 0 &&
+	   f.ndevs == 0, "fallback on btrfs: an error, no filter");
+	is_str(err.msg, "cannot resolve device '/srv': mount 26 is not in /proc/self/mountinfo, and on btrfs the device number of a path (0:52) is its subvolume's, not the filesystem's: give the filesystem's MAJ:MIN, as fsmsg --list shows it",
+	       "fallback on btrfs: says why");
 	fsm_filter_free(&f);
 }
 
