@@ -215,6 +215,15 @@ fake "$FSMSG" -l -r
 check "--list -r: the table, unchanged" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  ENOSPC  META-ENOSPC  INODE-ENOSPC
 vdb     254:16   ext4    $U       0            0             0"'
 
+# Counts past 32 bits: 8-byte NLA_UINTs in the dump and in the event.
+script <<EOF
+fs 254 16 ext4 vdb $U 0 4294967300 0
+event 2 254 16 4294967301 0 alloc_test
+event 2 254 16 4294967303 1 alloc_test
+EOF
+fake "$FSMSG" -F -c 2
+check "counts past 2^32: read whole, the gap after 2^32 counted exactly" eval '[ $rc -eq 0 ] && grep -q "(alloc_test), count 4294967301$" "$TMP/out" && grep -q "(alloc_test), count 4294967303 (1 suppressed)$" "$TMP/out" && ! grep -q missed "$TMP/err"'
+
 # ---- invalid message in the stream ---------------------------------------
 script <<EOF
 fs 254 16 ext4 vdb - 0 0 0
