@@ -175,6 +175,8 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 	warning_fields(f, ev->warning);
 	fs_fields(f, ev->major, ev->minor, ev->device, ev->fstype, ev->has_uuid,
 		  ev->uuid);
+	if (ev->has_sb_id)
+		fsm_fields_add(f, "FSMSG_SB_ID", "%llu", (unsigned long long)ev->sb_id);
 	if (ev->has_uid)
 		fsm_fields_add(f, "FSMSG_UID", "%llu", (unsigned long long)ev->uid);
 	if (ev->has_pid)

@@ -2310,7 +2310,7 @@ static void test_journal(void)
 	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
-	       "FSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
 	       "FSMSG_COUNT=5\nFSMSG_SUPPRESSED=2\nFSMSG_TIMESTAMP_NS=1796283771123456789\n",
 	       "journal event: every field, in order");
 	free(got);
@@ -2422,7 +2422,7 @@ static void test_monitor_journal(void)
 	       "FSMSG_WARNING=enospc\nFSMSG_WARNING_ID=1\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
-	       "FSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
 	       "FSMSG_COUNT=2\nFSMSG_SUPPRESSED=0\nFSMSG_TIMESTAMP_NS=1796283771123456789\n--\n"
 	       "MESSAGE=skipped an invalid FS_MSG message: missing required attributes WARNING (1), DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)\n"
 	       "PRIORITY=4\n" J_ID "--\n"
@@ -2671,7 +2671,7 @@ static void test_receive_time_monitor(void)
 	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
-	       "FSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
 	       "FSMSG_COUNT=6\nFSMSG_SUPPRESSED=1\nFSMSG_TIMESTAMP_NS=1796283771123456789\n"
 	       "FSMSG_RECEIVED_NS=" RX_NS "\n--\n",
 	       "monitor --receive-time, journal: FSMSG_RECEIVED_NS last, MESSAGE and missed report unchanged");
@@ -2680,13 +2680,13 @@ static void test_receive_time_monitor(void)
 	/* The same entry built directly, and without the option. */
 	fsm_fields_init(&f);
 	parse(&r, &ev, &err);
-	ok(fsm_journal_event(&f, &ev, RX, true) == 0 && f.n == 20 &&
-	   !strcmp(fsm_fields_get(&f, 19), "FSMSG_RECEIVED_NS=" RX_NS),
-	   "journal event --receive-time: 20 fields, FSMSG_RECEIVED_NS the last");
+	ok(fsm_journal_event(&f, &ev, RX, true) == 0 && f.n == 21 &&
+	   !strcmp(fsm_fields_get(&f, 20), "FSMSG_RECEIVED_NS=" RX_NS),
+	   "journal event --receive-time: 21 fields, FSMSG_RECEIVED_NS the last");
 	fsm_journal_event(&f, &ev, RX, false);
 	got = fields_str(&f);
-	ok(f.n == 19 && got && !strstr(got, "RECEIVED"),
-	   "journal event without it: 19 fields, no FSMSG_RECEIVED_NS");
+	ok(f.n == 20 && got && !strstr(got, "RECEIVED"),
+	   "journal event without it: 20 fields, no FSMSG_RECEIVED_NS");
 	free(got);
 	fsm_fields_free(&f);
 	raw_free(&r);
