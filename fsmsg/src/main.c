@@ -437,18 +437,53 @@ static void journal_sink(void *arg, const struct fsm_fields *entry)
  * (nl_recv(): recvmsg(), after a MSG_PEEK one for its size), then runs
  * the callbacks on each netlink message in it; the kernel multicasts
  * every warning as a datagram of its own, so this is per warning. It
- * lives here because libnl's recv hook has no argument to carry it.
+ * lives here because libnl's recv hook has no argument to carry it;
+ * so does the app that hook reports rejected datagrams to.
  */
 static uint64_t received_ns;
+static struct app *recv_app;
 
-static int recv_stamped(struct nl_sock *sk, struct sockaddr_nl *nla,
+/* Count a datagram not from the kernel: each netlink message in it. */
+static void reject_datagram(const unsigned char *buf, int len, uint32_t port,
+			    uint64_t t)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	int rem = len, n = 0;
+
+	for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next((struct nlmsghdr *)nlh, &rem))
+		n++;
+	do
+		fsm_monitor_from_kernel(&recv_app->mon, port, t);
+	while (--n > 0);
+}
+
+/*
+ * libnl's recv hook on both sockets: nl_recv(), the receive time, and the
+ * sender. A datagram from another port id than the kernel's (0) is
+ * dropped here, before libnl looks at it: a forged NLMSG_ERROR, DONE or
+ * OVERRUN would otherwise end the event loop or a dump. The next one is
+ * read instead (on the non-blocking event socket, -NLE_AGAIN when there
+ * is none).
+ */
+static int recv_checked(struct nl_sock *sk, struct sockaddr_nl *nla,
 			unsigned char **buf, struct ucred **creds)
 {
-	int n = nl_recv(sk, nla, buf, creds);
+	for (;;) {
+		int n = nl_recv(sk, nla, buf, creds);
 
-	if (n > 0)
+		if (n <= 0)
+			return n;
 		received_ns = now_ns();
-	return n;
+		if (nla->nl_pid == 0)
+			return n;
+		reject_datagram(*buf, n, nla->nl_pid, received_ns);
+		free(*buf);
+		*buf = NULL;
+		if (creds) {
+			free(*creds);
+			*creds = NULL;
+		}
+	}
 }
 
 /* The netlink port id the message came from (recvmsg()'s msg_name). */
@@ -500,10 +535,17 @@ static int dump_cb(struct nl_msg *msg, void *arg)
 static struct nl_sock *genl_socket(struct app *app)
 {
 	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_cb *cb;
 	int err;
 
 	if (!sk)
 		oom();
+	cb = nl_socket_get_cb(sk);
+	if (!cb)
+		oom();
+	recv_app = app;
+	nl_cb_overwrite_recv(cb, recv_checked);
+	nl_cb_put(cb);
 	err = genl_connect(sk);
 	if (err < 0) {
 		say(app, LOG_ERR, "cannot open a generic netlink socket: %s",
@@ -620,14 +662,6 @@ static void subscribe(struct app *app)
 		say(app, LOG_ERR, "cannot make the event socket non-blocking: %s",
 		    nl_geterror(err));
 		exit(EXIT_RUNTIME);
-	}
-	if (app->opt.receive_time) {
-		struct nl_cb *cb = nl_socket_get_cb(app->ev);
-
-		if (!cb)
-			oom();
-		nl_cb_overwrite_recv(cb, recv_stamped);
-		nl_cb_put(cb);
 	}
 }
 

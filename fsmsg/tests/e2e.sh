@@ -484,6 +484,17 @@ check "forged: fsmsg_rejected_messages_total 2, the counts the kernel's" eval 'g
 fake "$FSMSG" -F -j -q -c 2
 check "forged, JSON: two events, no missed line" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && ! grep -q "evil\|missed" "$TMP/out" && [ "$(grep -c "not sent by the kernel" "$TMP/err")" -eq 2 ]'
 
+# A forged NLMSG_ERROR (and DONE) in the group: libnl would end the event
+# loop with it (exit 2); it is dropped before libnl sees it.
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+event 2 254 16 4 0 alloc_test
+forged-error 4242
+event 2 254 16 5 0 alloc_test
+EOF
+fake "$FSMSG" -F -c 2 --prometheus-textfile "$M"
+check "forged NLMSG_ERROR and DONE: ignored, fsmsg goes on to the next warning" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && grep -q "(alloc_test), count 5$" "$TMP/out" && grep -qx "fsmsg_rejected_messages_total 2" "$M" && ! grep -q "failed" "$TMP/err"'
+
 # ---- the journal (fsmsg built with libsystemd; sd_journal_sendv faked) ------
 if "$FSMSG" --help | grep -q 'not available: built without journal support'; then
 	skip "journal entries" "fsmsg built without libsystemd (WITH_SYSTEMD=0)"

@@ -29,6 +29,8 @@
  *                                  by another process (netlink port id
  *                                  PORT, nlmsg_pid 0 as a forger may set
  *                                  it); the counters do not change
+ *   forged-error PORT              an NLMSG_ERROR (EPERM) and an NLMSG_DONE
+ *                                  multicast from port id PORT
  *   realtime                       (setup) timestamps from CLOCK_REALTIME
  *                                  when each warning is sent, as the kernel
  * Timestamps are 1796283771000000000 + n for the n-th warning (1-based),
@@ -492,6 +494,20 @@ static void run_script(void)
 			row->count[w] = count;
 			++nwarn;
 			row->last[w] = warn_ts();
+		} else if (sscanf(line, "forged-error %u", &port) == 1 && port) {
+			struct raw r = { 0 };
+			struct nlmsgerr e = { .error = -EPERM };
+
+			raw_begin_type(&r, NLMSG_ERROR, 0, 0);
+			r.len -= GENL_HDRLEN;
+			raw_put(&r, &e, sizeof(e));
+			raw_end(&r);
+			raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+			r.len -= GENL_HDRLEN;
+			raw_put(&r, &(int){ 0 }, sizeof(int));
+			raw_end(&r);
+			multicast_from(port, r.buf, r.len);
+			raw_free(&r);
 		} else if (!strcmp(line, "overrun")) {
 			multicast_marker();	/* becomes ENOBUFS when read */
 		} else if (!strcmp(line, "invalid")) {
