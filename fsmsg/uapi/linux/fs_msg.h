@@ -29,6 +29,22 @@ enum fs_msg_warn {
 	FS_MSG_WARN_MAX = (__FS_MSG_WARN_MAX - 1)
 };
 
+/**
+ * enum fs_msg_severity - How urgent a message is, for listeners that filter;
+ *   higher is more urgent.
+ * @FS_MSG_SEVERITY_INFO: Nothing failed.
+ * @FS_MSG_SEVERITY_WARNING: An operation failed for lack of space; the
+ *   filesystem is fine.
+ * @FS_MSG_SEVERITY_ERROR: Data was lost or the filesystem found an error.
+ * @FS_MSG_SEVERITY_CRITICAL: The filesystem stopped accepting writes.
+ */
+enum fs_msg_severity {
+	FS_MSG_SEVERITY_INFO = 1,
+	FS_MSG_SEVERITY_WARNING,
+	FS_MSG_SEVERITY_ERROR,
+	FS_MSG_SEVERITY_CRITICAL,
+};
+
 enum {
 	FS_MSG_A_UNSPEC,
 	FS_MSG_A_WARNING,
@@ -47,6 +63,8 @@ enum {
 	FS_MSG_A_COUNTER,
 	FS_MSG_A_SB_ID,
 	FS_MSG_A_BOOTTIME,
+	FS_MSG_A_SEVERITY,
+	FS_MSG_A_LABEL,
 
 	__FS_MSG_A_MAX,
 	FS_MSG_A_MAX = (__FS_MSG_A_MAX - 1)
@@ -65,8 +83,32 @@ enum {
 };
 
 enum {
+	FS_MSG_A_FILTER_UNSPEC,
+	FS_MSG_A_FILTER_DEV,
+	FS_MSG_A_FILTER_SB_ID,
+	FS_MSG_A_FILTER_FSTYPE,
+	FS_MSG_A_FILTER_UUID,
+	FS_MSG_A_FILTER_WARNING,
+	FS_MSG_A_FILTER_SEVERITY,
+
+	__FS_MSG_A_FILTER_MAX,
+	FS_MSG_A_FILTER_MAX = (__FS_MSG_A_FILTER_MAX - 1)
+};
+
+enum {
+	FS_MSG_A_FILTER_DEV_UNSPEC,
+	FS_MSG_A_FILTER_DEV_MAJOR,
+	FS_MSG_A_FILTER_DEV_MINOR,
+
+	__FS_MSG_A_FILTER_DEV_MAX,
+	FS_MSG_A_FILTER_DEV_MAX = (__FS_MSG_A_FILTER_DEV_MAX - 1)
+};
+
+enum {
 	FS_MSG_CMD_WARNING = 1,
 	FS_MSG_CMD_FS_GET,
+	FS_MSG_CMD_SUMMARY,
+	FS_MSG_CMD_NOTIFY_FILTER_SET,
 
 	__FS_MSG_CMD_MAX,
 	FS_MSG_CMD_MAX = (__FS_MSG_CMD_MAX - 1)
