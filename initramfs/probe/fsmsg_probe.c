@@ -8,6 +8,16 @@
  *                                   socket received COUNT warnings in time
  *   fsmsg_probe request CASE        send one crafted FS_GET request, print
  *                                   "ok N" (replies) or "error ERRNO: EXTACK"
+ *   fsmsg_probe filter CASE         send one crafted NOTIFY_FILTER_SET request,
+ *                                   print "ok 0" or "error ERRNO: EXTACK"
+ *   fsmsg_probe watch SECS [KEY=VALUE...]
+ *                                   join events, set a kernel filter of the
+ *                                   given keys (dev=MAJ:MIN, sb=ID, fstype=T,
+ *                                   uuid=HEX32, warning=N, severity=N), then
+ *                                   print one line per message for SECS
+ *                                   seconds or until SIGTERM; no filtering of
+ *                                   its own, so it shows what the kernel sent
+ *   fsmsg_probe setlabel PATH LABEL FS_IOC_SETFSLABEL on the filesystem of PATH
  *
  * Raw netlink, no libnl, so that every byte sent is the test's choice.
  */
@@ -21,7 +31,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/fs.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
@@ -381,6 +394,287 @@ static int cmd_request(const char *what)
 	return 0;
 }
 
+/* Append a nest holding a device number's major and minor. */
+static void req_put_dev(struct req *r, uint32_t major, uint32_t minor)
+{
+	struct nlattr *nest = (struct nlattr *)(r->buf + NLMSG_ALIGN(r->nlh.nlmsg_len));
+	uint32_t start = NLMSG_ALIGN(r->nlh.nlmsg_len);
+
+	req_put(r, FS_MSG_A_FILTER_DEV | NLA_F_NESTED, "", 0);
+	req_put(r, FS_MSG_A_FILTER_DEV_MAJOR, &major, sizeof(major));
+	req_put(r, FS_MSG_A_FILTER_DEV_MINOR, &minor, sizeof(minor));
+	nest->nla_len = r->nlh.nlmsg_len - start;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* KEY=VALUE into a NOTIFY_FILTER_SET request; exits 1 on a bad one. */
+static void filter_arg(struct req *r, const char *arg)
+{
+	const char *v = strchr(arg, '=');
+	unsigned int maj, min;
+	unsigned char uuid[16];
+	uint64_t u64;
+	uint32_t u32;
+	int i, j, hi, lo;
+
+	if (!v)
+		goto bad;
+	v++;
+	if (!strncmp(arg, "dev=", 4)) {
+		if (sscanf(v, "%u:%u", &maj, &min) != 2)
+			goto bad;
+		req_put_dev(r, maj, min);
+	} else if (!strncmp(arg, "sb=", 3)) {
+		u64 = strtoull(v, NULL, 10);
+		req_put(r, FS_MSG_A_FILTER_SB_ID, &u64, sizeof(u64));
+	} else if (!strncmp(arg, "fstype=", 7)) {
+		req_put(r, FS_MSG_A_FILTER_FSTYPE, v, strlen(v) + 1);
+	} else if (!strncmp(arg, "uuid=", 5)) {
+		for (i = 0, j = 0; v[j] && i < 16; j++) {
+			if (v[j] == '-')
+				continue;
+			hi = hexval(v[j]);
+			lo = v[j + 1] ? hexval(v[j + 1]) : -1;
+			if (hi < 0 || lo < 0)
+				goto bad;
+			uuid[i++] = hi << 4 | lo;
+			j++;
+		}
+		if (i != 16)
+			goto bad;
+		req_put(r, FS_MSG_A_FILTER_UUID, uuid, sizeof(uuid));
+	} else if (!strncmp(arg, "warning=", 8)) {
+		u32 = strtoul(v, NULL, 10);
+		req_put(r, FS_MSG_A_FILTER_WARNING, &u32, sizeof(u32));
+	} else if (!strncmp(arg, "severity=", 9)) {
+		u32 = strtoul(v, NULL, 10);
+		req_put(r, FS_MSG_A_FILTER_SEVERITY, &u32, sizeof(u32));
+	} else {
+		goto bad;
+	}
+	return;
+bad:
+	fprintf(stderr, "fsmsg_probe: bad filter '%s'\n", arg);
+	exit(1);
+}
+
+/* Send a NOTIFY_FILTER_SET request on FD and wait for its ack. */
+static int filter_send(int fd, struct req *r, const char **extack)
+{
+	int n;
+
+	nl_send(fd, r);
+	return nl_replies(fd, &n, extack, NULL);
+}
+
+/* One crafted NOTIFY_FILTER_SET request, named by CASE. */
+static int cmd_filter(const char *what)
+{
+	const char *extack;
+	uint32_t u32 = 1;
+	uint16_t u16 = 1;
+	struct req r;
+	int fd, i, err;
+
+	req_init(&r, family_id, NLM_F_ACK, FS_MSG_CMD_NOTIFY_FILTER_SET);
+	if (!strcmp(what, "good")) {
+		req_put(&r, FS_MSG_A_FILTER_FSTYPE, "xfs", 4);
+		req_put_dev(&r, 254, 16);
+	} else if (!strcmp(what, "empty")) {
+		/* Clears the filter. */
+	} else if (!strcmp(what, "unknown-attr")) {
+		req_put(&r, 99, &u32, sizeof(u32));
+	} else if (!strcmp(what, "short-u32")) {
+		req_put(&r, FS_MSG_A_FILTER_WARNING, &u16, sizeof(u16));
+	} else if (!strcmp(what, "bad-warning")) {
+		u32 = 99;
+		req_put(&r, FS_MSG_A_FILTER_WARNING, &u32, sizeof(u32));
+	} else if (!strcmp(what, "bad-severity")) {
+		u32 = 0;
+		req_put(&r, FS_MSG_A_FILTER_SEVERITY, &u32, sizeof(u32));
+	} else if (!strcmp(what, "short-uuid")) {
+		req_put(&r, FS_MSG_A_FILTER_UUID, "0123456789", 10);
+	} else if (!strcmp(what, "unterminated-fstype")) {
+		req_put(&r, FS_MSG_A_FILTER_FSTYPE, "ext4", 4);
+	} else if (!strcmp(what, "too-many")) {
+		for (i = 0; i < 17; i++)
+			req_put(&r, FS_MSG_A_FILTER_FSTYPE, "ext4", 5);
+	} else if (!strcmp(what, "dev-no-minor")) {
+		struct nlattr *nest = (struct nlattr *)(r.buf + NLMSG_ALIGN(r.nlh.nlmsg_len));
+		uint32_t start = NLMSG_ALIGN(r.nlh.nlmsg_len);
+
+		req_put(&r, FS_MSG_A_FILTER_DEV | NLA_F_NESTED, "", 0);
+		req_put(&r, FS_MSG_A_FILTER_DEV_MAJOR, &u32, sizeof(u32));
+		nest->nla_len = r.nlh.nlmsg_len - start;
+	} else {
+		fprintf(stderr, "fsmsg_probe: unknown filter case '%s'\n", what);
+		return 1;
+	}
+	fd = nl_open();
+	err = filter_send(fd, &r, &extack);
+	close(fd);
+	if (err)
+		printf("error %d %s: %s\n", -err, strerror(-err), extack);
+	else
+		printf("ok 0\n");
+	return 0;
+}
+
+/* The value of a 4- or 8-byte unsigned attribute (NLA_UINT). */
+static uint64_t attr_uint(const struct nlattr *a)
+{
+	uint64_t v64;
+	uint32_t v32;
+
+	if (a->nla_len == NLA_HDRLEN + 8) {
+		memcpy(&v64, (const char *)a + NLA_HDRLEN, 8);
+		return v64;
+	}
+	memcpy(&v32, (const char *)a + NLA_HDRLEN, 4);
+	return v32;
+}
+
+/* One line for a message: what a test needs, keyed by name. */
+static void print_message(struct nlmsghdr *nlh)
+{
+	struct genlmsghdr *g = NLMSG_DATA(nlh);
+	int len = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	unsigned long long sb = 0, count = 0, suppressed = 0;
+	unsigned int warning = 0, severity = 0, maj = 0, min = 0;
+	const char *fstype = "-", *label = "-";
+	bool task = false;
+	struct nlattr *a;
+
+	for (a = (struct nlattr *)((char *)g + GENL_HDRLEN);
+	     len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGNED(a->nla_len),
+	     a = (struct nlattr *)((char *)a + NLA_ALIGNED(a->nla_len))) {
+		const char *data = (const char *)a + NLA_HDRLEN;
+
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case FS_MSG_A_WARNING:
+			memcpy(&warning, data, 4);
+			break;
+		case FS_MSG_A_SEVERITY:
+			memcpy(&severity, data, 4);
+			break;
+		case FS_MSG_A_DEV_MAJOR:
+			memcpy(&maj, data, 4);
+			break;
+		case FS_MSG_A_DEV_MINOR:
+			memcpy(&min, data, 4);
+			break;
+		case FS_MSG_A_SB_ID:
+			sb = attr_uint(a);
+			break;
+		case FS_MSG_A_COUNT:
+			count = attr_uint(a);
+			break;
+		case FS_MSG_A_SUPPRESSED:
+			suppressed = attr_uint(a);
+			break;
+		case FS_MSG_A_FSTYPE:
+			fstype = data;
+			break;
+		case FS_MSG_A_LABEL:
+			label = data;
+			break;
+		case FS_MSG_A_PID:
+			task = true;
+			break;
+		}
+	}
+	printf("cmd=%s warning=%u severity=%u dev=%u:%u sb=%llu fstype=%s label=%s count=%llu suppressed=%llu task=%s\n",
+	       g->cmd == FS_MSG_CMD_WARNING ? "warning" :
+	       g->cmd == FS_MSG_CMD_SUMMARY ? "summary" : "other",
+	       warning, severity, maj, min, sb, fstype, label, count,
+	       suppressed, task ? "yes" : "no");
+	fflush(stdout);
+}
+
+/* Listen with a kernel filter; print every message the kernel sends. */
+static int cmd_watch(double secs, int nargs, char **args)
+{
+	static char buf[BUF_SIZE];
+	const char *extack;
+	struct pollfd pfd;
+	double deadline;
+	struct req r;
+	int i, err;
+
+	pfd.fd = join(1 << 20);
+	pfd.events = POLLIN;
+	if (nargs) {
+		req_init(&r, family_id, NLM_F_ACK, FS_MSG_CMD_NOTIFY_FILTER_SET);
+		for (i = 0; i < nargs; i++)
+			filter_arg(&r, args[i]);
+		/* The ack comes on the joined socket, before any event. */
+		err = filter_send(pfd.fd, &r, &extack);
+		if (err) {
+			fprintf(stderr, "fsmsg_probe: filter: %s: %s\n",
+				strerror(-err), extack);
+			return 2;
+		}
+	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	fprintf(stderr, "fsmsg_probe: listening with %d filter keys\n", nargs);
+	deadline = now() + secs;
+	while (!stop && now() < deadline) {
+		struct nlmsghdr *nlh;
+		ssize_t len;
+
+		if (poll(&pfd, 1, 100) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		if (!(pfd.revents & POLLIN))
+			continue;
+		len = recv(pfd.fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (len < 0) {
+			if (errno == ENOBUFS)
+				printf("overrun\n");
+			continue;
+		}
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len))
+			if (nlh->nlmsg_type == family_id)
+				print_message(nlh);
+	}
+	return 0;
+}
+
+/* FS_IOC_SETFSLABEL on the filesystem that holds PATH. */
+static int cmd_setlabel(const char *path, const char *label)
+{
+	char buf[FSLABEL_MAX] = "";
+	int fd;
+
+	if (strlen(label) >= sizeof(buf)) {
+		fprintf(stderr, "fsmsg_probe: label too long\n");
+		return 1;
+	}
+	strcpy(buf, label);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	if (ioctl(fd, FS_IOC_SETFSLABEL, buf))
+		die("FS_IOC_SETFSLABEL");
+	close(fd);
+	return 0;
+}
+
 static long number(const char *s, long min, long max)
 {
 	char *end;
@@ -403,7 +697,13 @@ static void usage(void)
 		"       fsmsg_probe listen SOCKETS COUNT SECONDS\n"
 		"       fsmsg_probe request plain|filter|unknown-attr|short-u32|long-fstype|\n"
 		"                           unterminated-fstype|event-attr|unknown-cmd|doit|\n"
-		"                           warning-cmd\n");
+		"                           warning-cmd\n"
+		"       fsmsg_probe filter good|empty|unknown-attr|short-u32|bad-warning|\n"
+		"                          bad-severity|short-uuid|unterminated-fstype|\n"
+		"                          too-many|dev-no-minor\n"
+		"       fsmsg_probe watch SECONDS [dev=M:N|sb=ID|fstype=T|uuid=HEX|\n"
+		"                                  warning=N|severity=N ...]\n"
+		"       fsmsg_probe setlabel PATH LABEL\n");
 	exit(1);
 }
 
@@ -426,6 +726,17 @@ int main(int argc, char **argv)
 		resolve();
 		return cmd_request(argv[2]);
 	}
+	if (argc == 3 && !strcmp(argv[1], "filter")) {
+		resolve();
+		return cmd_filter(argv[2]);
+	}
+	if (argc >= 3 && !strcmp(argv[1], "watch")) {
+		secs = number(argv[2], 1, 3600);
+		resolve();
+		return cmd_watch(secs, argc - 3, argv + 3);
+	}
+	if (argc == 4 && !strcmp(argv[1], "setlabel"))
+		return cmd_setlabel(argv[2], argv[3]);
 	usage();
 	return 1;
 }
