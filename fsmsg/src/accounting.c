@@ -151,15 +151,19 @@ static bool newer(uint64_t ts, const struct entry *e)
 	return fsm_remounted(ts, e->ts);
 }
 
-/* Warnings between @from and @count that no message accounted for. */
-static uint64_t gap(uint64_t from, uint64_t suppressed, uint64_t count)
+/*
+ * Warnings between @from and @count that no message accounted for; @own
+ * is 1 for a warning (it counts itself), 0 for a summary.
+ */
+static uint64_t gap(uint64_t from, uint64_t suppressed, uint64_t own,
+		    uint64_t count)
 {
 	uint64_t expected = from;
 
-	/* Saturating from + suppressed + 1: the kernel's numbers are data. */
+	/* Saturating from + suppressed + own: the kernel's numbers are data. */
 	expected = suppressed > UINT64_MAX - expected ? UINT64_MAX
 						      : expected + suppressed;
-	expected = expected == UINT64_MAX ? UINT64_MAX : expected + 1;
+	expected = expected > UINT64_MAX - own ? UINT64_MAX : expected + own;
 	return count > expected ? count - expected : 0;
 }
 
@@ -204,9 +208,9 @@ int fsm_acct_sync(struct fsm_acct *a, const struct fsm_key *k,
 	return 0;
 }
 
-int fsm_acct_event(struct fsm_acct *a, const struct fsm_key *k,
-		   uint64_t count, uint64_t suppressed, uint64_t ts_ns,
-		   uint64_t *missed)
+static int account(struct fsm_acct *a, const struct fsm_key *k,
+		   uint64_t count, uint64_t suppressed, uint64_t own,
+		   uint64_t ts_ns, uint64_t *missed)
 {
 	bool fresh;
 	struct entry *e = get(a, k, &fresh);
@@ -223,9 +227,23 @@ int fsm_acct_event(struct fsm_acct *a, const struct fsm_key *k,
 	}
 	/* A fresh key belongs to a filesystem that appeared after the seed
 	 * dump: every one of its warnings happened while fsmsg listened. */
-	*missed = gap(e->last, suppressed, count);
+	*missed = gap(e->last, suppressed, own, count);
 	e->last = count;
 	if (ts_ns > e->ts)
 		e->ts = ts_ns;
 	return 0;
+}
+
+int fsm_acct_event(struct fsm_acct *a, const struct fsm_key *k,
+		   uint64_t count, uint64_t suppressed, uint64_t ts_ns,
+		   uint64_t *missed)
+{
+	return account(a, k, count, suppressed, 1, ts_ns, missed);
+}
+
+int fsm_acct_summary(struct fsm_acct *a, const struct fsm_key *k,
+		     uint64_t count, uint64_t suppressed, uint64_t ts_ns,
+		     uint64_t *missed)
+{
+	return account(a, k, count, suppressed, 0, ts_ns, missed);
 }

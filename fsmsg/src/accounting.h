@@ -5,8 +5,9 @@
  * The kernel numbers the warnings of one type on one filesystem (COUNT,
  * cumulative since mount) and says how many it rate-limited since the last
  * message it sent (SUPPRESSED). With nothing lost, consecutive messages
- * satisfy count = previous + suppressed + 1; anything beyond that is a
- * warning fsmsg missed. The table is bounded: keys are filesystems × types,
+ * satisfy count = previous + suppressed + 1 (count = previous + suppressed
+ * for a summary, which carries no warning of its own); anything beyond
+ * that is a warning fsmsg missed. The table is bounded: keys are filesystems × types,
  * and once @max_keys are tracked further keys are not (and counted).
  */
 #ifndef FSMSG_ACCOUNTING_H
@@ -73,5 +74,12 @@ int fsm_acct_sync(struct fsm_acct *a, const struct fsm_key *k,
 int fsm_acct_event(struct fsm_acct *a, const struct fsm_key *k,
 		   uint64_t count, uint64_t suppressed, uint64_t ts_ns,
 		   uint64_t *missed);
+/*
+ * The same for a summary, which reports held-back warnings only: it
+ * expects count = previous + suppressed (no warning of its own).
+ */
+int fsm_acct_summary(struct fsm_acct *a, const struct fsm_key *k,
+		     uint64_t count, uint64_t suppressed, uint64_t ts_ns,
+		     uint64_t *missed);
 
 #endif

@@ -44,6 +44,8 @@ static const struct nla_policy event_policy[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_COUNTER]	= { .type = NLA_NESTED },
 	[FS_MSG_A_SB_ID]	= { .type = FSM_NLA_UINT },
 	[FS_MSG_A_BOOTTIME]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_SEVERITY]	= { .type = NLA_U32, .maxlen = 4 },
+	[FS_MSG_A_LABEL]	= { .type = NLA_STRING, .maxlen = FSM_LABEL_MAX },
 };
 
 static const struct nla_policy counter_policy[FS_MSG_A_COUNTER_MAX + 1] = {
@@ -72,6 +74,8 @@ static const char *const attr_names[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_COUNTER] = "COUNTER",
 	[FS_MSG_A_SB_ID] = "SB_ID",
 	[FS_MSG_A_BOOTTIME] = "BOOTTIME",
+	[FS_MSG_A_SEVERITY] = "SEVERITY",
+	[FS_MSG_A_LABEL] = "LABEL",
 };
 
 static const char *const counter_names[FS_MSG_A_COUNTER_MAX + 1] = {
@@ -235,8 +239,9 @@ static uint64_t get_uint(const struct attr *a)
  * @attrs and @alen, or IGNORED/INVALID.
  */
 static int check_headers(const void *buf, size_t buflen, int family,
-			 uint8_t want_cmd, const unsigned char **attrs,
-			 size_t *alen, struct fsm_error *err)
+			 uint8_t want_cmd, uint8_t also_cmd,
+			 const unsigned char **attrs, size_t *alen,
+			 uint8_t *cmd, struct fsm_error *err)
 {
 	struct nlmsghdr nlh;
 	struct genlmsghdr gh;
@@ -264,13 +269,14 @@ static int check_headers(const void *buf, size_t buflen, int family,
 		return fail(err, "no generic netlink header: nlmsg_len %u",
 			    nlh.nlmsg_len);
 	memcpy(&gh, p + NLMSG_HDRLEN, sizeof(gh));
-	if (gh.cmd != want_cmd) {
+	if (gh.cmd != want_cmd && (!also_cmd || gh.cmd != also_cmd)) {
 		/* A newer kernel may multicast other commands: not an error. */
 		snprintf(err->msg, sizeof(err->msg),
 			 "command %u, expected %u", gh.cmd, want_cmd);
 		return FSM_PARSE_IGNORED;
 	}
 	*attrs = p + NLMSG_HDRLEN + GENL_HDRLEN;
+	*cmd = gh.cmd;
 	*alen = nlh.nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
 	return FSM_PARSE_OK;
 }
@@ -308,13 +314,15 @@ int fsm_event_parse(const void *buf, size_t buflen, int family,
 	struct attr tb[FS_MSG_A_MAX + 1];
 	const unsigned char *attrs = NULL;
 	size_t alen = 0;
+	uint8_t cmd = 0;
 	int ret;
 
 	memset(ev, 0, sizeof(*ev));
 	ret = check_headers(buf, buflen, family, FS_MSG_CMD_WARNING,
-			    &attrs, &alen, err);
+			    FS_MSG_CMD_SUMMARY, &attrs, &alen, &cmd, err);
 	if (ret != FSM_PARSE_OK)
 		return ret;
+	ev->summary = cmd == FS_MSG_CMD_SUMMARY;
 	if (walk(&event_space, attrs, alen, tb, err) < 0)
 		return FSM_PARSE_INVALID;
 	if (require(&event_space, tb, required,
@@ -341,8 +349,13 @@ int fsm_event_parse(const void *buf, size_t buflen, int family,
 		ev->sb_id = get_uint(&tb[FS_MSG_A_SB_ID]);
 	if ((ev->has_boottime = tb[FS_MSG_A_BOOTTIME].present))
 		ev->boottime_ns = get_uint(&tb[FS_MSG_A_BOOTTIME]);
+	ev->severity = FS_MSG_SEVERITY_WARNING;
+	if ((ev->has_severity = tb[FS_MSG_A_SEVERITY].present))
+		ev->severity = get_u32(&tb[FS_MSG_A_SEVERITY]);
 	if ((ev->has_uuid = tb[FS_MSG_A_UUID].present))
 		memcpy(ev->uuid, tb[FS_MSG_A_UUID].data, FSM_UUID_LEN);
+	if (tb[FS_MSG_A_LABEL].present)
+		ev->label = (const char *)tb[FS_MSG_A_LABEL].data;
 	if (tb[FS_MSG_A_FSTYPE].present)
 		ev->fstype = (const char *)tb[FS_MSG_A_FSTYPE].data;
 	if (tb[FS_MSG_A_DEVICE].present)
@@ -396,11 +409,12 @@ int fsm_fs_parse(const void *buf, size_t buflen, int family,
 	struct attr tb[FS_MSG_A_MAX + 1];
 	const unsigned char *attrs = NULL;
 	size_t alen = 0, off;
+	uint8_t cmd = 0;
 	int ret;
 
 	memset(fs, 0, sizeof(*fs));
-	ret = check_headers(buf, buflen, family, FS_MSG_CMD_FS_GET,
-			    &attrs, &alen, err);
+	ret = check_headers(buf, buflen, family, FS_MSG_CMD_FS_GET, 0,
+			    &attrs, &alen, &cmd, err);
 	if (ret != FSM_PARSE_OK)
 		return ret;
 	if (walk(&event_space, attrs, alen, tb, err) < 0)
@@ -419,6 +433,8 @@ int fsm_fs_parse(const void *buf, size_t buflen, int family,
 		fs->fstype = (const char *)tb[FS_MSG_A_FSTYPE].data;
 	if (tb[FS_MSG_A_DEVICE].present)
 		fs->device = (const char *)tb[FS_MSG_A_DEVICE].data;
+	if (tb[FS_MSG_A_LABEL].present)
+		fs->label = (const char *)tb[FS_MSG_A_LABEL].data;
 
 	/* COUNTER is multi-attr: tb[] kept only the last, walk them all.
 	 * The stream was validated above, so headers are sane here. */
@@ -443,30 +459,38 @@ int fsm_fs_parse(const void *buf, size_t buflen, int family,
 	return FSM_PARSE_OK;
 }
 
+/* Copy @src (NULL: none) to @s; returns the copy and advances @s. */
+static const char *copy_str(char **s, const char *src, size_t len)
+{
+	char *d = *s;
+
+	if (!src)
+		return NULL;
+	memcpy(d, src, len);
+	*s += len;
+	return d;
+}
+
 int fsm_fs_clone(struct fsm_fs *dst, const struct fsm_fs *src)
 {
 	size_t lt = src->fstype ? strlen(src->fstype) + 1 : 0;
 	size_t ld = src->device ? strlen(src->device) + 1 : 0;
+	size_t ll = src->label ? strlen(src->label) + 1 : 0;
 	char *s;
 
 	*dst = *src;
 	dst->storage = NULL;
-	dst->fstype = dst->device = NULL;
-	if (!lt && !ld)
+	dst->fstype = dst->device = dst->label = NULL;
+	if (!lt && !ld && !ll)
 		return 0;
-	/* One block for both strings; lengths are policy-bounded. */
-	s = malloc(lt + ld);
+	/* One block for the strings; lengths are policy-bounded. */
+	s = malloc(lt + ld + ll);
 	if (!s)
 		return -1;
 	dst->storage = s;
-	if (lt) {
-		memcpy(s, src->fstype, lt);
-		dst->fstype = s;
-	}
-	if (ld) {
-		memcpy(s + lt, src->device, ld);
-		dst->device = s + lt;
-	}
+	dst->fstype = copy_str(&s, src->fstype, lt);
+	dst->device = copy_str(&s, src->device, ld);
+	dst->label = copy_str(&s, src->label, ll);
 	return 0;
 }
 
@@ -474,7 +498,7 @@ void fsm_fs_release(struct fsm_fs *fs)
 {
 	free(fs->storage);
 	fs->storage = NULL;
-	fs->fstype = fs->device = NULL;
+	fs->fstype = fs->device = fs->label = NULL;
 }
 
 const struct fsm_counter *fsm_fs_counter(const struct fsm_fs *fs,
@@ -498,6 +522,38 @@ const char *fsm_warning_name(uint32_t warning)
 	default:
 		return NULL;
 	}
+}
+
+const char *fsm_severity_name(uint32_t severity)
+{
+	switch (severity) {
+	case FS_MSG_SEVERITY_INFO:
+		return "info";
+	case FS_MSG_SEVERITY_WARNING:
+		return "warning";
+	case FS_MSG_SEVERITY_ERROR:
+		return "error";
+	case FS_MSG_SEVERITY_CRITICAL:
+		return "critical";
+	default:
+		return NULL;
+	}
+}
+
+int fsm_parse_severity(const char *s, uint32_t *severity)
+{
+	static const char *const names[] = {
+		"info", "warning", "error", "critical",
+	};
+
+	for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0 ||
+		    (s[0] == (char)('1' + i) && s[1] == '\0')) {
+			*severity = FS_MSG_SEVERITY_INFO + i;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 const char *fsm_warning_words(uint32_t warning)

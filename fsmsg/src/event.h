@@ -22,6 +22,7 @@
 #define FSM_FSTYPE_MAX	64
 #define FSM_DEVICE_MAX	64
 #define FSM_COMM_MAX	256
+#define FSM_LABEL_MAX	512	/* the kernel: 255 bytes and the NUL */
 #define FSM_UUID_LEN	16
 
 /* Distinct warning types one dump reply may carry (the ABI has three). */
@@ -37,15 +38,24 @@ struct fsm_error {
 	char msg[512];		/* snprintf-bounded, always NUL-terminated */
 };
 
-/* One FS_MSG_CMD_WARNING event. */
+/*
+ * One FS_MSG_CMD_WARNING event, or an FS_MSG_CMD_SUMMARY (@summary): the
+ * warnings rate limiting held back (SUPPRESSED) that no later warning
+ * carried, sent when the rate limit window closed or at unmount, with no
+ * task attributes. For a summary, count == previous count + suppressed.
+ */
 struct fsm_event {
+	bool summary;		/* FS_MSG_CMD_SUMMARY */
 	uint32_t warning;	/* enum fs_msg_warn, or a newer value */
 	uint32_t major;
 	uint32_t minor;
 	uint64_t count;
 
 	bool has_uid, has_pid, has_timestamp, has_suppressed, has_uuid;
-	bool has_sb_id, has_boottime;
+	bool has_sb_id, has_boottime, has_severity;
+	/* enum fs_msg_severity, or a newer value; FS_MSG_SEVERITY_WARNING
+	 * when the message had none (a kernel from before SEVERITY). */
+	uint32_t severity;
 	uint64_t uid;		/* CAUSED_ID: the task's fsuid, initial userns */
 	uint32_t pid;
 	uint64_t timestamp_ns;	/* CLOCK_REALTIME */
@@ -58,6 +68,7 @@ struct fsm_event {
 	const char *fstype;
 	const char *device;
 	const char *comm;
+	const char *label;	/* volume label, any bytes but NUL */
 };
 
 struct fsm_counter {
@@ -77,6 +88,7 @@ struct fsm_fs {
 	uint64_t sb_id;
 	const char *fstype;	/* NULL when absent */
 	const char *device;	/* NULL when absent */
+	const char *label;	/* NULL when absent */
 	size_t ncounters;
 	struct fsm_counter counters[FSM_MAX_COUNTERS];
 	void *storage;		/* owned copy of the strings, see fsm_fs_clone */
@@ -103,6 +115,10 @@ const struct fsm_counter *fsm_fs_counter(const struct fsm_fs *fs,
 
 /* "enospc", "meta-enospc", "inode-enospc"; NULL for other values. */
 const char *fsm_warning_name(uint32_t warning);
+/* "info", "warning", "error", "critical"; NULL for other values. */
+const char *fsm_severity_name(uint32_t severity);
+/* Option value: a name above or its number (1 to 4). 0, or -1. */
+int fsm_parse_severity(const char *s, uint32_t *severity);
 /* "no space left for data", ...; NULL for other values. */
 const char *fsm_warning_words(uint32_t warning);
 

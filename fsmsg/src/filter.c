@@ -155,7 +155,8 @@ bool fsm_filter_warning(const struct fsm_filter *f, uint32_t warning)
 
 bool fsm_filter_event(const struct fsm_filter *f, const struct fsm_event *ev)
 {
-	return fsm_filter_warning(f, ev->warning) &&
+	return ev->severity >= f->min_severity &&
+	       fsm_filter_warning(f, ev->warning) &&
 	       fsm_filter_fs(f, ev->major, ev->minor, ev->fstype,
 			     ev->has_uuid ? ev->uuid : NULL);
 }

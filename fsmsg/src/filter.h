@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Event, missed-report and --list filters: by device, filesystem type,
- * UUID and warning type. Kinds combine with AND, repeated values of one
+ * UUID and warning type, and for events a least severity. Kinds combine with AND, repeated values of one
  * kind with OR; an empty kind admits everything.
  */
 #ifndef FSMSG_FILTER_H
@@ -27,6 +27,7 @@ struct fsm_filter {
 	size_t nuuids;
 	uint32_t *warnings;
 	size_t nwarnings;
+	uint32_t min_severity;	/* --severity; 0: any */
 };
 
 void fsm_filter_init(struct fsm_filter *f);

@@ -511,17 +511,52 @@ static void put_received_delta(struct fsm_buf *b, const struct fsm_event *ev,
 }
 
 /*
- * 2026-12-03T07:42:51.123456789Z 254:16 ext4 vdb uuid <uuid>: no space left
- * for data, uid 0, pid 123 (alloc_test), count 5 (2 suppressed)
- * and with @received: ... (2 suppressed) received +12.345us
+ * A volume label in the text line: one token, whatever its bytes, so that
+ * the line still splits on spaces and on ": ". As fsm_text_string(), and
+ * space, ':' and '"' as \xXX too.
  */
-int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
-			  uint64_t recv_ns, bool received)
+static void put_label_token(struct fsm_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str, *run;
+
+	for (run = s;; s++) {
+		unsigned char c = *s;
+
+		if (c > 0x20 && c != 0x7f && c != '\\' && c != ':' && c != '"')
+			continue;
+		put(b, run, (size_t)(s - run));
+		if (!c)
+			break;
+		if (c == '\\')
+			put_lit(b, "\\\\");
+		else
+			put_escape(b, false, c);
+		run = s + 1;
+	}
+}
+
+int fsm_format_severity_name(struct fsm_buf *b, uint32_t severity)
+{
+	const char *name = fsm_severity_name(severity);
+
+	if (name)
+		return fsm_buf_puts(b, name);
+	put_lit(b, "unknown-");
+	put_u64(b, severity);
+	return done(b);
+}
+
+/*
+ * The filesystem and the message's severity and warning, the start of
+ * every event line:
+ * 254:16 ext4 vdb uuid <uuid> sb 7 label <label>: warning: no space left for data
+ * with " sb N" and " label L" only when the message has them (a label
+ * that is empty is none).
+ */
+static void put_event_head(struct fsm_buf *b, const struct fsm_event *ev)
 {
 	const char *words = fsm_warning_words(ev->warning);
 
-	fsm_format_time(b, event_time(ev, recv_ns));
-	put_lit(b, " ");
 	put_dev(b, ev->major, ev->minor);
 	put_lit(b, " ");
 	fsm_text_string(b, ev->fstype);
@@ -532,12 +567,54 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 		fsm_format_uuid(b, ev->uuid);
 	else
 		put_lit(b, "-");
+	if (ev->has_sb_id) {
+		put_lit(b, " sb ");
+		put_u64(b, ev->sb_id);
+	}
+	if (ev->label && *ev->label) {
+		put_lit(b, " label ");
+		put_label_token(b, ev->label);
+	}
+	put_lit(b, ": ");
+	fsm_format_severity_name(b, ev->severity);
 	put_lit(b, ": ");
 	if (words) {
 		fsm_buf_puts(b, words);
 	} else {
 		put_lit(b, "unknown warning ");
 		put_u64(b, ev->warning);
+	}
+}
+
+/*
+ * 2026-12-03T07:42:51.123456789Z 254:16 ext4 vdb uuid <uuid> sb 7: warning:
+ * no space left for data, uid 0, pid 123 (alloc_test), count 5 (2 suppressed)
+ * and with @received: ... (2 suppressed) received +12.345us
+ * A summary:
+ * 2026-12-03T07:42:52.000000000Z 254:16 ext4 vdb uuid <uuid> sb 7: warning:
+ * no space left for data, 37 warnings held back by rate limiting (count 120)
+ */
+int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
+			  uint64_t recv_ns, bool received)
+{
+	fsm_format_time(b, event_time(ev, recv_ns));
+	put_lit(b, " ");
+	put_event_head(b, ev);
+	if (ev->summary) {
+		uint64_t n = ev->has_suppressed ? ev->suppressed : 0;
+
+		put_lit(b, ", ");
+		put_u64(b, n);
+		if (n == 1)
+			put_lit(b, " warning held back by rate limiting (count ");
+		else
+			put_lit(b, " warnings held back by rate limiting (count ");
+		put_u64(b, ev->count);
+		put_lit(b, ")");
+		if (received)
+			put_received_delta(b, ev, recv_ns);
+		put_lit(b, "\n");
+		return done(b);
 	}
 	put_lit(b, ", uid ");
 	if (ev->has_uid)
@@ -608,15 +685,33 @@ static void json_dev(struct fsm_buf *b, uint32_t major, uint32_t minor)
 	put_lit(b, "\"");
 }
 
+static void json_severity(struct fsm_buf *b, uint32_t severity)
+{
+	json_key(b, "severity");
+	put_lit(b, "\"");
+	fsm_format_severity_name(b, severity);
+	put_lit(b, "\"");
+	json_u64(b, "severity_id", true, severity);
+}
+
+/*
+ * A warning or a summary ("event":"warning" or "summary"); a summary has
+ * the task keys too, as null, so that both have the same keys.
+ */
 int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 			  uint64_t recv_ns, bool received)
 {
 	uint64_t t = event_time(ev, recv_ns);
 
 	json_time(b, t);
+	if (ev->summary)
+		put_lit(b, ",\"event\":\"summary\"");
+	else
+		put_lit(b, ",\"event\":\"warning\"");
 	json_u64(b, "timestamp_ns", true, t);
 	json_warning(b, ev->warning);
 	json_u64(b, "warning_id", true, ev->warning);
+	json_severity(b, ev->severity);
 	put_lit(b, ",");
 	json_dev(b, ev->major, ev->minor);
 	json_u64(b, "major", true, ev->major);
@@ -626,6 +721,8 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	json_key(b, "device");
 	fsm_json_string(b, ev->device);
 	json_uuid(b, ev->has_uuid, ev->uuid);
+	json_key(b, "label");
+	fsm_json_string(b, ev->label);
 	json_u64(b, "sb_id", ev->has_sb_id, ev->sb_id);
 	json_u64(b, "uid", ev->has_uid, ev->uid);
 	json_u64(b, "pid", ev->has_pid, ev->pid);
@@ -686,7 +783,7 @@ int fsm_format_missed_json(struct fsm_buf *b, const struct fsm_missed *m,
 int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 		       const uint32_t *cols, size_t ncols)
 {
-	put_lit(b, "{");
+	put_lit(b, "{\"event\":\"filesystem\",");
 	json_dev(b, fs->major, fs->minor);
 	json_u64(b, "major", true, fs->major);
 	json_u64(b, "minor", true, fs->minor);
@@ -695,6 +792,8 @@ int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 	json_key(b, "device");
 	fsm_json_string(b, fs->device);
 	json_uuid(b, fs->has_uuid, fs->uuid);
+	json_key(b, "label");
+	fsm_json_string(b, fs->label);
 	json_u64(b, "sb_id", fs->has_sb_id, fs->sb_id);
 	json_key(b, "counters");
 	put_lit(b, "{");
@@ -718,7 +817,8 @@ int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 }
 
 /* The table is built cell by cell so that column widths fit the data. */
-enum { COL_DEVICE, COL_DEV, COL_FSTYPE, COL_UUID, NTEXTCOLS };
+enum { COL_DEVICE, COL_DEV, COL_FSTYPE, COL_UUID, COL_SB_ID, COL_LABEL,
+       NTEXTCOLS };
 
 static int cell(struct fsm_buf *c, const struct fsm_fs *fs, size_t col,
 		const uint32_t *cols)
@@ -736,6 +836,16 @@ static int cell(struct fsm_buf *c, const struct fsm_fs *fs, size_t col,
 		if (!fs->has_uuid)
 			return fsm_buf_puts(c, "-");
 		return fsm_format_uuid(c, fs->uuid);
+	case COL_SB_ID:
+		if (!fs->has_sb_id)
+			return fsm_buf_puts(c, "-");
+		put_u64(c, fs->sb_id);
+		return done(c);
+	case COL_LABEL:
+		if (!fs->label || !*fs->label)
+			return fsm_buf_puts(c, "-");
+		put_label_token(c, fs->label);
+		return done(c);
 	default: {
 		const struct fsm_counter *ctr =
 			fsm_fs_counter(fs, cols[col - NTEXTCOLS]);
@@ -749,7 +859,7 @@ static int cell(struct fsm_buf *c, const struct fsm_fs *fs, size_t col,
 static int header(struct fsm_buf *c, size_t col, const uint32_t *cols)
 {
 	static const char *const names[NTEXTCOLS] = {
-		"DEVICE", "MAJ:MIN", "FSTYPE", "UUID",
+		"DEVICE", "MAJ:MIN", "FSTYPE", "UUID", "SB_ID", "LABEL",
 	};
 
 	fsm_buf_reset(c);

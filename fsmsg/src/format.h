@@ -48,6 +48,8 @@ struct fsm_missed {
 int fsm_format_time(struct fsm_buf *b, uint64_t ns);	/* ISO 8601, UTC */
 int fsm_format_uuid(struct fsm_buf *b, const uint8_t uuid[FSM_UUID_LEN]);
 int fsm_format_warning_name(struct fsm_buf *b, uint32_t warning);
+/* "warning", ..., "unknown-N" */
+int fsm_format_severity_name(struct fsm_buf *b, uint32_t severity);
 int fsm_json_string(struct fsm_buf *b, const char *s);	/* NULL: null */
 int fsm_text_string(struct fsm_buf *b, const char *s);	/* NULL: - */
 

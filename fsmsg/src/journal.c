@@ -117,6 +117,21 @@ const char *fsm_journal_message_id(uint32_t warning)
 	}
 }
 
+int fsm_severity_priority(uint32_t severity)
+{
+	switch (severity) {
+	case FS_MSG_SEVERITY_INFO:
+		return LOG_INFO;
+	case FS_MSG_SEVERITY_WARNING:
+		return LOG_WARNING;
+	case FS_MSG_SEVERITY_ERROR:
+		return LOG_ERR;
+	default:
+		return severity >= FS_MSG_SEVERITY_CRITICAL ? LOG_CRIT
+							    : LOG_WARNING;
+	}
+}
+
 /* Fields every entry has, after MESSAGE (and MESSAGE_ID). */
 static void identity(struct fsm_fields *f, int prio)
 {
@@ -170,11 +185,18 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 		return -1;
 	fsm_format_event_text(&f->buf, ev, recv_ns, false);
 	end(f);
-	fsm_fields_add(f, "MESSAGE_ID", "%s", fsm_journal_message_id(ev->warning));
-	identity(f, ev->warning == FS_MSG_WARN_META_ENOSPC ? LOG_ERR : LOG_WARNING);
+	fsm_fields_add(f, "MESSAGE_ID", "%s", ev->summary ? FSM_MSGID_SUMMARY :
+		       fsm_journal_message_id(ev->warning));
+	identity(f, fsm_severity_priority(ev->severity));
+	fsm_fields_add(f, "FSMSG_EVENT", "%s", ev->summary ? "summary" : "warning");
 	warning_fields(f, ev->warning);
+	if (begin(f, "FSMSG_SEVERITY") == 0) {
+		fsm_format_severity_name(&f->buf, ev->severity);
+		end(f);
+	}
 	fs_fields(f, ev->major, ev->minor, ev->device, ev->fstype, ev->has_uuid,
 		  ev->uuid);
+	fsm_fields_add_str(f, "FSMSG_LABEL", ev->label);
 	if (ev->has_sb_id)
 		fsm_fields_add(f, "FSMSG_SB_ID", "%llu", (unsigned long long)ev->sb_id);
 	if (ev->has_uid)

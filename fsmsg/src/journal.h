@@ -16,7 +16,8 @@
 #include "event.h"
 #include "format.h"
 
-/* More than any entry here has (an event has 19, 20 with --receive-time). */
+/* More than any entry here has (a warning has at most 23, 24 with
+ * --receive-time). */
 #define FSM_FIELDS_MAX 32
 
 /*
@@ -28,9 +29,17 @@
 #define FSM_MSGID_INODE_ENOSPC	"fe03565bc21444bf8390f30842e9c298"
 #define FSM_MSGID_UNKNOWN	"f1ef459928ec4f97b7e8071091dbd8c5"
 #define FSM_MSGID_MISSED	"aea531d5c4ed4dcebe99b078603528b5"
+#define FSM_MSGID_SUMMARY	"3b8e0f6c2a7d4e19a1c5d7f04b6e9a23"
 
 /* SYSLOG_FACILITY of every entry: LOG_DAEMON, as the syslog output. */
 #define FSM_JOURNAL_FACILITY 3
+
+/*
+ * syslog priority of an event of this severity: info LOG_INFO, warning
+ * LOG_WARNING, error LOG_ERR, critical LOG_CRIT; a newer, higher value
+ * LOG_CRIT, anything else LOG_WARNING.
+ */
+int fsm_severity_priority(uint32_t severity);
 
 /* "NAME=value" entries, back to back in one buffer, each NUL-terminated. */
 struct fsm_fields {

@@ -73,7 +73,11 @@ enum {
 enum {
 	OPT_JOURNAL = 0x100,
 	OPT_TEXTFILE,
+	OPT_SEVERITY,
 };
+
+/* Values of one key a kernel filter takes (FS_MSG_CMD_NOTIFY_FILTER_SET). */
+#define KFILTER_MAX_VALUES 16
 
 struct options {
 	bool foreground;
@@ -147,7 +151,9 @@ static void usage(FILE *fp)
 "  -u, --uuid UUID          only the filesystem with UUID (repeatable)\n"
 "  -w, --warning TYPE       only warnings of TYPE: enospc, meta-enospc,\n"
 "                           inode-enospc, or a number (repeatable)\n"
-"  -c, --count N            exit after N events\n"
+"      --severity MIN       only messages of severity MIN or higher: info,\n"
+"                           warning, error, critical, or 1 to 4\n"
+"  -c, --count N            exit after N warnings (summaries do not count)\n"
 "  -t, --timeout SECONDS    exit SECONDS after listening (decimals allowed)\n"
 "  -p, --pidfile PATH       write the process id to PATH, remove it on exit\n"
 "  -s, --syslog             also log events to syslog in the foreground\n"
@@ -165,7 +171,8 @@ static void usage(FILE *fp)
 "\n"
 "Without -F, fsmsg detaches and logs to syslog (facility daemon), or to the\n"
 "journal with --journal. Filters of different kinds must all match; repeated\n"
-"filters of one kind match any value; they apply to the metrics too.\n"
+"filters of one kind match any value; they apply to the metrics too, and\n"
+"are set in the kernel too when it can filter (FS_MSG_CMD_NOTIFY_FILTER_SET).\n"
 "Joining the events group and --list need CAP_SYS_ADMIN.\n"
 "\n"
 "Exit status:\n"
@@ -275,6 +282,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "syslog", no_argument, NULL, 's' },
 		{ "journal", no_argument, NULL, OPT_JOURNAL },
 		{ "prometheus-textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "severity", required_argument, NULL, OPT_SEVERITY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "receive-time", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
@@ -321,6 +329,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 					    optarg);
 			if (fsm_filter_add_warning(&o->filter, w) < 0)
 				oom();
+			break;
+		case OPT_SEVERITY:
+			if (fsm_parse_severity(optarg, &o->filter.min_severity) < 0)
+				usage_error("invalid --severity '%s' (info, warning, error, critical or 1 to 4)",
+					    optarg);
 			break;
 		case 'c':
 			if (parse_count(optarg, &o->count) < 0)
@@ -625,6 +638,179 @@ static void set_rcvbuf(struct app *app)
 		    strerror(errno));
 }
 
+/* The answer to the kernel filter request, from the ACK or error callback. */
+struct kfilter_ack {
+	bool done;
+	int error;		/* errno from the kernel, 0: accepted */
+	char msg[256];		/* extended ack message, "" if none */
+};
+
+static int kfilter_ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct kfilter_ack *a = arg;
+
+	(void)msg;
+	a->done = true;
+	return NL_STOP;
+}
+
+/* The NLMSGERR_ATTR_MSG of an error, if the kernel added one. */
+static void extack_msg(const struct nlmsgerr *e, struct kfilter_ack *a)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)
+		((const unsigned char *)e - NLMSG_HDRLEN);
+	size_t off = sizeof(*e), len;
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*e) ||
+	    !(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	len = nlh->nlmsg_len - NLMSG_HDRLEN;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+			return;
+		off += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
+	}
+	while (off + NLA_HDRLEN <= len) {
+		struct nlattr nla;
+		const char *data = (const char *)e + off + NLA_HDRLEN;
+
+		memcpy(&nla, (const unsigned char *)e + off, sizeof(nla));
+		if (nla.nla_len < NLA_HDRLEN || nla.nla_len > len - off)
+			return;
+		if ((nla.nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG &&
+		    nla.nla_len > NLA_HDRLEN) {
+			size_t n = strnlen(data, nla.nla_len - NLA_HDRLEN);
+
+			if (n >= sizeof(a->msg))
+				n = sizeof(a->msg) - 1;
+			memcpy(a->msg, data, n);
+			a->msg[n] = '\0';
+			return;
+		}
+		off += NLA_ALIGN((size_t)nla.nla_len);
+	}
+}
+
+static int kfilter_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			  void *arg)
+{
+	struct kfilter_ack *a = arg;
+
+	(void)nla;
+	a->done = true;
+	a->error = -e->error;
+	if (e->error == 0)
+		return NL_STOP;
+	extack_msg(e, a);
+	return NL_STOP;
+}
+
+/*
+ * The filter options as FS_MSG_CMD_NOTIFY_FILTER_SET attributes. A key
+ * with more values than the kernel takes is left out: the kernel then
+ * lets more through, and the filter in fsmsg does the rest. Returns
+ * false when no option filters (nothing to send).
+ */
+static bool kfilter_put(const struct fsm_filter *f, struct nl_msg *msg)
+{
+	bool any = false;
+
+	if (f->ndevs && f->ndevs <= KFILTER_MAX_VALUES) {
+		for (size_t i = 0; i < f->ndevs; i++) {
+			struct nlattr *nest = nla_nest_start(msg, FS_MSG_A_FILTER_DEV);
+
+			if (!nest ||
+			    nla_put_u32(msg, FS_MSG_A_FILTER_DEV_MAJOR, f->devs[i].major) < 0 ||
+			    nla_put_u32(msg, FS_MSG_A_FILTER_DEV_MINOR, f->devs[i].minor) < 0)
+				oom();
+			nla_nest_end(msg, nest);
+		}
+		any = true;
+	}
+	if (f->nfstypes && f->nfstypes <= KFILTER_MAX_VALUES) {
+		for (size_t i = 0; i < f->nfstypes; i++)
+			if (nla_put_string(msg, FS_MSG_A_FILTER_FSTYPE, f->fstypes[i]) < 0)
+				oom();
+		any = true;
+	}
+	if (f->nuuids && f->nuuids <= KFILTER_MAX_VALUES) {
+		for (size_t i = 0; i < f->nuuids; i++)
+			if (nla_put(msg, FS_MSG_A_FILTER_UUID, FSM_UUID_LEN, f->uuids[i]) < 0)
+				oom();
+		any = true;
+	}
+	if (f->nwarnings && f->nwarnings <= KFILTER_MAX_VALUES) {
+		for (size_t i = 0; i < f->nwarnings; i++)
+			if (nla_put_u32(msg, FS_MSG_A_FILTER_WARNING, f->warnings[i]) < 0)
+				oom();
+		any = true;
+	}
+	if (f->min_severity) {
+		if (nla_put_u32(msg, FS_MSG_A_FILTER_SEVERITY, f->min_severity) < 0)
+			oom();
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * Set the filter options in the kernel, on the event socket (the filter
+ * is the socket's), and wait for the answer. A kernel without the
+ * command (EOPNOTSUPP) leaves the filtering to fsmsg, which filters
+ * anyway; any other refusal is fatal. Warnings that arrive before the
+ * answer go through event_cb as any other.
+ */
+static void set_kernel_filter(struct app *app)
+{
+	struct kfilter_ack ack = { .done = false };
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb;
+	int one = 1, err;
+
+	if (!msg)
+		oom();
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, app->family, 0,
+			 NLM_F_ACK, FS_MSG_CMD_NOTIFY_FILTER_SET,
+			 FS_MSG_FAMILY_VERSION))
+		oom();
+	if (!kfilter_put(&app->opt.filter, msg)) {
+		nlmsg_free(msg);
+		return;
+	}
+	/* The kernel's reason comes in the extended ack. */
+	setsockopt(nl_socket_get_fd(app->ev), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	cb = nl_cb_clone(nl_socket_get_cb(app->ev));
+	if (!cb)
+		oom();
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, kfilter_ack_cb, &ack);
+	nl_cb_err(cb, NL_CB_CUSTOM, kfilter_err_cb, &ack);
+	err = nl_send_auto(app->ev, msg);
+	nlmsg_free(msg);
+	while (err >= 0 && !ack.done && !app->fatal)
+		err = nl_recvmsgs(app->ev, cb);
+	nl_cb_put(cb);
+	if (ack.done && ack.error == 0)
+		return;
+	if (ack.done && ack.error == EOPNOTSUPP)
+		return;		/* an older kernel: fsmsg filters alone */
+	if (app->fatal)
+		exit(EXIT_RUNTIME);
+	if (!ack.done) {
+		say(app, LOG_ERR, "cannot set the kernel's message filter: %s",
+		    nl_geterror(err));
+	} else if (ack.error == EPERM || ack.error == EACCES) {
+		say(app, LOG_ERR, "setting the kernel's message filter needs CAP_SYS_ADMIN (run fsmsg as root)");
+	} else if (ack.msg[0]) {
+		say(app, LOG_ERR, "the kernel refused the message filter: %s (%s)",
+		    ack.msg, nl_geterror(nl_syserr2nlerr(ack.error)));
+	} else {
+		say(app, LOG_ERR, "the kernel refused the message filter: %s",
+		    nl_geterror(nl_syserr2nlerr(ack.error)));
+	}
+	exit(EXIT_RUNTIME);
+}
+
 static void subscribe(struct app *app)
 {
 	int grp, err;
@@ -657,6 +843,7 @@ static void subscribe(struct app *app)
 		    nl_geterror(err));
 		exit(EXIT_RUNTIME);
 	}
+	set_kernel_filter(app);
 	err = nl_socket_set_nonblocking(app->ev);
 	if (err < 0) {
 		say(app, LOG_ERR, "cannot make the event socket non-blocking: %s",

@@ -50,7 +50,7 @@ int fsm_monitor_init(struct fsm_monitor *m)
 {
 	fsm_buf_init(&m->buf);
 	fsm_fields_init(&m->fields);
-	m->events = m->invalid = m->missed = m->overruns = 0;
+	m->events = m->summaries = m->invalid = m->missed = m->overruns = 0;
 	m->rejected = m->rejected_unsaid = m->rejected_said_ns = 0;
 	m->rejected_port = 0;
 	m->done = m->acct_full_reported = m->metrics_full_reported = false;
@@ -65,13 +65,6 @@ void fsm_monitor_fini(struct fsm_monitor *m)
 	m->acct = NULL;
 	fsm_buf_free(&m->buf);
 	fsm_fields_free(&m->fields);
-}
-
-int fsm_warning_priority(uint32_t warning)
-{
-	/* Metadata ENOSPC can leave a filesystem read-only (ext4 journal
-	 * aborts, btrfs transaction aborts): worse than a failed write. */
-	return warning == FS_MSG_WARN_META_ENOSPC ? LOG_ERR : LOG_WARNING;
 }
 
 /* A line to syslog and to the journal, whichever are set. */
@@ -256,9 +249,9 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 	}
 
 	key = (struct fsm_key){ ev.major, ev.minor, ev.warning };
-	if (fsm_acct_event(m->acct, &key, ev.count,
-			   ev.has_suppressed ? ev.suppressed : 0,
-			   ev.has_timestamp ? ev.timestamp_ns : 0, &missed) < 0)
+	if ((ev.summary ? fsm_acct_summary : fsm_acct_event)(m->acct, &key,
+			ev.count, ev.has_suppressed ? ev.suppressed : 0,
+			ev.has_timestamp ? ev.timestamp_ns : 0, &missed) < 0)
 		acct_full(m);
 	if (missed) {
 		struct fsm_missed ms = {
@@ -292,9 +285,13 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 		fsm_format_event_text(&m->buf, &ev, now_ns, m->received);
 	if (emit(m) < 0)
 		return -1;
-	log_line(m, fsm_warning_priority(ev.warning), 0);
+	log_line(m, fsm_severity_priority(ev.severity), 0);
 	if (m->sink && fsm_journal_event(&m->fields, &ev, now_ns, m->received) == 0)
 		m->sink(m->sink_arg, &m->fields);
+	if (ev.summary) {
+		m->summaries++;
+		return 0;
+	}
 	m->events++;
 	if (m->max_events && m->events >= m->max_events)
 		m->done = true;

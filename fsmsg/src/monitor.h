@@ -45,7 +45,8 @@ struct fsm_monitor {
 	/* State. */
 	struct fsm_acct *acct;
 	struct fsm_buf buf;
-	uint64_t events;	/* events written */
+	uint64_t events;	/* warnings written (what --count counts) */
+	uint64_t summaries;	/* summaries written */
 	uint64_t invalid;	/* malformed messages skipped */
 	uint64_t missed;	/* warnings reported missed */
 	uint64_t overruns;
@@ -77,9 +78,6 @@ int fsm_fs_list_add(struct fsm_fs_list *l, const void *buf, size_t len,
 
 int fsm_monitor_init(struct fsm_monitor *m);
 void fsm_monitor_fini(struct fsm_monitor *m);
-
-/* syslog priority of an event of this warning type. */
-int fsm_warning_priority(uint32_t warning);
 
 /* "fsmsg: <message>" on @err and <message> to syslog or the journal. */
 void fsm_monitor_report(struct fsm_monitor *m, int prio, const char *fmt, ...)

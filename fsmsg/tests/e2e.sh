@@ -114,16 +114,16 @@ fs 0 45 btrfs vdc - 12 0 1 4294967297
 fs 254 32 xfs vdd $U 0 0 7
 EOF
 fake "$FSMSG" --list
-check "--list: table" eval '[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  ENOSPC  META-ENOSPC  INODE-ENOSPC
-vdc     0:45     btrfs   -                                         12            0             1
-vdb     254:16   ext4    $U       0            3             0
-vdd     254:32   xfs     $U       0            0             7"'
+check "--list: table" eval '[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID       LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC
+vdc     0:45     btrfs   -                                     4294967297  -          12            0             1
+vdb     254:16   ext4    $U  1           -           0            3             0
+vdd     254:32   xfs     $U  3           -           0            0             7"'
 fake "$FSMSG" -l -j -d 0:45
-check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"sb_id\":4294967297,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283770999999001,\"suppressed\":0},\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":1796283770999999003,\"suppressed\":0}}}"'
+check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"sb_id\":4294967297,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283770999999001,\"suppressed\":0},\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":1796283770999999003,\"suppressed\":0}}}"'
 fake "$FSMSG" -l -T ext4 -T xfs -w inode-enospc
-check "--list -T ext4 -T xfs -w inode-enospc" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  INODE-ENOSPC
-vdb     254:16   ext4    $U             0
-vdd     254:32   xfs     $U             7"'
+check "--list -T ext4 -T xfs -w inode-enospc" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  INODE-ENOSPC
+vdb     254:16   ext4    $U  1      -                 0
+vdd     254:32   xfs     $U  3      -                 7"'
 fake "$FSMSG" -l -j -u "$U" -T xfs
 check "--list -u UUID -T xfs: one JSON line" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -q "\"dev\":\"254:32\"" "$TMP/out"'
 
@@ -136,18 +136,18 @@ event 1 0 45 13 0 dd
 event 2 254 16 9 2 alloc_test
 EOF
 fake "$FSMSG" -F -c 3
-check "text: three events, exit 0 at --count" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4
-${T}2Z 0:45 btrfs vdc uuid -: no space left for data, uid 0, pid 4242 (dd), count 13
-${T}3Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)"'
+check "text: three events, exit 0 at --count" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4
+${T}2Z 0:45 btrfs vdc uuid - sb 4294967298: warning: no space left for data, uid 0, pid 4242 (dd), count 13
+${T}3Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)"'
 check "text: listening line, then the gap (9 after 4 with 2 suppressed)" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
 fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 
 fake "$FSMSG" -F -j -q -c 3
 masked "$TMP/out" >"$TMP/masked"
-check "JSON: events and the missed line, one object per line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0}
-{\"time\":\"${T}2Z\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0}
+check "JSON: events and the missed line, one object per line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"event\":\"warning\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0}
+{\"time\":\"${T}2Z\",\"event\":\"warning\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0}
 {\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
-{\"time\":\"${T}3Z\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2}"'
+{\"time\":\"${T}3Z\",\"event\":\"warning\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2}"'
 check "-q: no listening line" eval 'is "$TMP/err" "fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 grep '"event":"missed"' "$TMP/out" | sed -n 's/.*"time":"\([^"]*\)".*/\1/p' >"$TMP/t"
 check "JSON missed line: an ISO UTC time" grep -Eq '^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{9}Z$' "$TMP/t"
@@ -168,15 +168,15 @@ check "--count 2: exactly two lines" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/ou
 # time, which the missed reports do not get.
 fake "$FSMSG" -F -j -q -c 3 -r
 masked "$TMP/out" | sed 's/,"received_ns":[0-9]*}$/,"received_ns":R}/' >"$TMP/masked"
-check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"received_ns\":R}
-{\"time\":\"${T}2Z\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"received_ns\":R}
+check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${T}1Z\",\"event\":\"warning\",\"timestamp_ns\":1796283771000000001,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"received_ns\":R}
+{\"time\":\"${T}2Z\",\"event\":\"warning\",\"timestamp_ns\":1796283771000000002,\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"received_ns\":R}
 {\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
-{\"time\":\"${T}3Z\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"received_ns\":R}"'
+{\"time\":\"${T}3Z\",\"event\":\"warning\",\"timestamp_ns\":1796283771000000003,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"received_ns\":R}"'
 fake "$FSMSG" -F --receive-time -c 3
 sed -E 's/ received [+-][0-9]+\.[0-9]{3}us$/ received D/' "$TMP/out" >"$TMP/masked"
-check "--receive-time, text: ' received <+|-><us>.<3 digits>us' ends every event line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "${T}1Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4 received D
-${T}2Z 0:45 btrfs vdc uuid -: no space left for data, uid 0, pid 4242 (dd), count 13 received D
-${T}3Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed) received D"'
+check "--receive-time, text: ' received <+|-><us>.<3 digits>us' ends every event line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4 received D
+${T}2Z 0:45 btrfs vdc uuid - sb 4294967298: warning: no space left for data, uid 0, pid 4242 (dd), count 13 received D
+${T}3Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed) received D"'
 check "--receive-time, text: stderr as without it" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
 fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 
@@ -212,8 +212,8 @@ check "-r, text, kernel on the same clock: a delay of + some us on every line" e
 fake "$FSMSG" -F -j -q -c 3
 check "without -r: no receive time" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 3 ] && ! grep -q received "$TMP/out"'
 fake "$FSMSG" -l -r
-check "--list -r: the table, unchanged" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  ENOSPC  META-ENOSPC  INODE-ENOSPC
-vdb     254:16   ext4    $U       0            0             0"'
+check "--list -r: the table, unchanged" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC
+vdb     254:16   ext4    $U  1      -           0            0             0"'
 
 # Counts past 32 bits: 8-byte NLA_UINTs in the dump and in the event.
 script <<EOF
@@ -248,9 +248,9 @@ lost 1 254 16 3
 lost 1 254 16 4
 EOF
 fake "$FSMSG" -F -t 0.5
-check "overrun: keeps running, prints what arrived" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (a), count 4
-${T}2Z 254:16 ext4 vdb uuid $U: no space left for data, uid 0, pid 4242 (b), count 1
-${T}5Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (c), count 7"'
+check "overrun: keeps running, prints what arrived" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (a), count 4
+${T}2Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for data, uid 0, pid 4242 (b), count 1
+${T}5Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (c), count 7"'
 check "overrun: said, then exactly what was missed per type" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
 fsmsg: overrun: events were dropped because the socket receive buffer was full; counting the missed warnings from the kernel'"'"'s counters
 fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)
@@ -519,15 +519,17 @@ SYSLOG_IDENTIFIER=fsmsg'
 	# shellcheck disable=SC2059 # ident is the format
 	{
 		entry "MESSAGE=listening: FS_MSG/events" "$(printf "$ident" 6)"
-		entry "MESSAGE=${T}1Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4" \
-			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 3)" \
-			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
+		entry "MESSAGE=${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4" \
+			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 4)" \
+			FSMSG_EVENT=warning FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 \
+			FSMSG_SEVERITY=warning FSMSG_DEV=254:16 \
 			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
 			"FSMSG_UUID=$U" FSMSG_SB_ID=1 FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=alloc_test \
 			FSMSG_COUNT=4 FSMSG_SUPPRESSED=0 FSMSG_TIMESTAMP_NS=1796283771000000001
-		entry "MESSAGE=${T}2Z 0:45 btrfs vdc uuid -: no space left for data, uid 0, pid 4242 (dd), count 13" \
+		entry "MESSAGE=${T}2Z 0:45 btrfs vdc uuid - sb 4294967298: warning: no space left for data, uid 0, pid 4242 (dd), count 13" \
 			"MESSAGE_ID=62dec85a94f54ce49a5392a28113e3d9" "$(printf "$ident" 4)" \
-			FSMSG_WARNING=enospc FSMSG_WARNING_ID=1 FSMSG_DEV=0:45 \
+			FSMSG_EVENT=warning FSMSG_WARNING=enospc FSMSG_WARNING_ID=1 \
+			FSMSG_SEVERITY=warning FSMSG_DEV=0:45 \
 			FSMSG_MAJOR=0 FSMSG_MINOR=45 FSMSG_DEVICE=vdc FSMSG_FSTYPE=btrfs \
 			FSMSG_SB_ID=4294967298 FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=dd \
 			FSMSG_COUNT=13 FSMSG_SUPPRESSED=0 FSMSG_TIMESTAMP_NS=1796283771000000002
@@ -536,9 +538,10 @@ SYSLOG_IDENTIFIER=fsmsg'
 			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
 			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
 			"FSMSG_UUID=$U" FSMSG_MISSED=2
-		entry "MESSAGE=${T}3Z 254:16 ext4 vdb uuid $U: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)" \
-			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 3)" \
-			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
+		entry "MESSAGE=${T}3Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)" \
+			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 4)" \
+			FSMSG_EVENT=warning FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 \
+			FSMSG_SEVERITY=warning FSMSG_DEV=254:16 \
 			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
 			"FSMSG_UUID=$U" FSMSG_SB_ID=1 FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=alloc_test \
 			FSMSG_COUNT=9 FSMSG_SUPPRESSED=2 FSMSG_TIMESTAMP_NS=1796283771000000003

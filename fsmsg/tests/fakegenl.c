@@ -33,6 +33,22 @@
  *                                  multicast from port id PORT
  *   realtime                       (setup) timestamps from CLOCK_REALTIME
  *                                  when each warning is sent, as the kernel
+ *   filter-unsupported             (setup) FS_MSG_CMD_NOTIFY_FILTER_SET fails
+ *                                  with EOPNOTSUPP, as on an older kernel
+ *   filter-error                   (setup) it fails with EINVAL and, on a
+ *                                  socket with NETLINK_EXT_ACK, the extack
+ *                                  message "fake: filter refused"
+ *   filter-deny                    (setup) it fails with EPERM
+ *   severity N|none                the SEVERITY of the messages that follow
+ *                                  (default 2, warning; none: not sent)
+ *   summary TYPE MAJ MIN COUNT SUPPRESSED   a FS_MSG_CMD_SUMMARY: counter :=
+ *                                  COUNT, the held-back ones reported
+ * The fs line takes a LABEL after SB_ID (sent in dumps and messages).
+ * Otherwise the filter is accepted, applied to the kernel's multicasts to
+ * that socket, and with FAKEGENL_FILTERS=file appended to the file as one
+ * line: "member" or "nonmember" (whether the socket had joined the group),
+ * then each attribute in the order received: dev=MAJ:MIN sb_id=N
+ * fstype=NAME uuid=HEX warning=N severity=N; "clear" when there were none.
  * Timestamps are 1796283771000000000 + n for the n-th warning (1-based),
  * unless "realtime"; BOOTTIME is 1000 + n. Numbers are sent as the kernel's
  * nla_put_uint() does: 4 bytes when they fit, else 8.
@@ -68,16 +84,32 @@
 #define MAX_ROWS 16
 #define BASE_TS 1796283771000000000ULL
 
+#define FILTER_MAX 16
+
+/* A socket's FS_MSG_CMD_NOTIFY_FILTER_SET: empty keys match everything. */
+struct kfilter {
+	bool set;
+	int ndev, nsb, nfstype, nuuid, nwarning;
+	uint32_t dev[FILTER_MAX][2];
+	uint64_t sb[FILTER_MAX];
+	char fstype[FILTER_MAX][32];
+	uint8_t uuid[FILTER_MAX][16];
+	uint32_t warning[FILTER_MAX];
+	uint32_t severity;
+};
+
 struct fake {
 	int fd;			/* handed to the program */
 	int peer;		/* the kernel's end */
 	bool member;
+	bool ext_ack;
 	uint32_t port;
+	struct kfilter filter;
 };
 
 struct row {
 	uint32_t major, minor;
-	char fstype[32], device[32];
+	char fstype[32], device[32], label[64];
 	bool has_uuid;
 	uint8_t uuid[16];
 	uint64_t sb_id;
@@ -88,6 +120,8 @@ static struct fake fakes[MAX_FAKES];
 static struct row rows[MAX_ROWS];
 static int nrows;
 static bool loaded, nofamily, deny_join, deny_dump, script_ran, realtime;
+static bool filter_unsupported, filter_error, filter_deny;
+static int severity = 2;	/* -1: not sent */
 static uint64_t nwarn;
 static char *script_text;	/* the lines after the setup */
 
@@ -232,7 +266,7 @@ static void load(void)
 	if (!fp)
 		die("%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), fp)) {
-		char a[32], b[32], u[64];
+		char a[32], b[32], u[64], lab[64] = "";
 		struct row *r;
 
 		if (!strncmp(line, "nofamily", 8)) {
@@ -243,15 +277,22 @@ static void load(void)
 			deny_dump = true;
 		} else if (!strncmp(line, "realtime", 8)) {
 			realtime = true;
+		} else if (!strncmp(line, "filter-unsupported", 18)) {
+			filter_unsupported = true;
+		} else if (!strncmp(line, "filter-error", 12)) {
+			filter_error = true;
+		} else if (!strncmp(line, "filter-deny", 11)) {
+			filter_deny = true;
 		} else if (!strncmp(line, "fs ", 3)) {
 			if (nrows == MAX_ROWS)
 				die("too many fs");
 			r = &rows[nrows++];
 			r->sb_id = (uint64_t)nrows;
-			if (sscanf(line, "fs %u %u %31s %31s %63s %lu %lu %lu %lu",
+			if (sscanf(line, "fs %u %u %31s %31s %63s %lu %lu %lu %lu %63s",
 				   &r->major, &r->minor, a, b, u, &r->count[1],
-				   &r->count[2], &r->count[3], &r->sb_id) < 8)
+				   &r->count[2], &r->count[3], &r->sb_id, lab) < 8)
 				die("bad line: %s", line);
+			strcpy(r->label, lab);
 			strcpy(r->fstype, a);
 			strcpy(r->device, b);
 			parse_uuid(u, r);
@@ -378,11 +419,12 @@ static void dump_reply(struct fake *f, const struct nlmsghdr *req)
 	struct raw r = { 0 };
 
 	for (int i = 0; i < nrows; i++)
-		raw_fs_row_full(&r, rows[i].major, rows[i].minor, rows[i].fstype,
-				rows[i].device,
-				rows[i].has_uuid ? rows[i].uuid : NULL,
-				&rows[i].count[1], &rows[i].last[1],
-				&rows[i].supp[1], &rows[i].sb_id);
+		raw_fs_row_label(&r, rows[i].major, rows[i].minor, rows[i].fstype,
+				 rows[i].device,
+				 rows[i].has_uuid ? rows[i].uuid : NULL,
+				 &rows[i].count[1], &rows[i].last[1],
+				 &rows[i].supp[1], &rows[i].sb_id,
+				 rows[i].label[0] ? rows[i].label : NULL);
 	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
 	raw_put(&r, &(int){ 0 }, sizeof(int));
 	raw_end(&r);
@@ -404,11 +446,54 @@ static uint64_t warn_ts(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void multicast_from(uint32_t from, const void *p, size_t n)
+/* Whether a kernel message about @row, of type @w, passes filter @k. */
+static bool passes(const struct kfilter *k, const struct row *row, uint32_t w)
+{
+	int i;
+
+	if (!k->set)
+		return true;
+	for (i = 0; i < k->ndev; i++)
+		if (k->dev[i][0] == row->major && k->dev[i][1] == row->minor)
+			break;
+	if (k->ndev && i == k->ndev)
+		return false;
+	for (i = 0; i < k->nsb; i++)
+		if (k->sb[i] == row->sb_id)
+			break;
+	if (k->nsb && i == k->nsb)
+		return false;
+	for (i = 0; i < k->nfstype; i++)
+		if (!strcmp(k->fstype[i], row->fstype))
+			break;
+	if (k->nfstype && i == k->nfstype)
+		return false;
+	for (i = 0; i < k->nuuid; i++)
+		if (row->has_uuid && !memcmp(k->uuid[i], row->uuid, 16))
+			break;
+	if (k->nuuid && i == k->nuuid)
+		return false;
+	for (i = 0; i < k->nwarning; i++)
+		if (k->warning[i] == w)
+			break;
+	if (k->nwarning && i == k->nwarning)
+		return false;
+	return (severity < 0 ? 2 : (uint32_t)severity) >= k->severity;
+}
+
+/* @row NULL: not the kernel's FS_MSG message, no filter applies. */
+static void multicast_msg(uint32_t from, const struct row *row, uint32_t w,
+			  const void *p, size_t n)
 {
 	for (int i = 0; i < MAX_FAKES; i++)
-		if (fakes[i].peer > 0 && fakes[i].member)
+		if (fakes[i].peer > 0 && fakes[i].member &&
+		    (from || !row || passes(&fakes[i].filter, row, w)))
 			deliver_from(&fakes[i], from, p, n);
+}
+
+static void multicast_from(uint32_t from, const void *p, size_t n)
+{
+	multicast_msg(from, NULL, 0, p, n);
 }
 
 /* The overrun marker: one byte, no port id. */
@@ -454,8 +539,46 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 	raw_uint(&r, FS_MSG_A_SUPPRESSED, suppressed);
 	raw_uint(&r, FS_MSG_A_SB_ID, row->sb_id);
 	raw_uint(&r, FS_MSG_A_BOOTTIME, 1000 + nwarn);
+	if (severity >= 0)
+		raw_u32(&r, FS_MSG_A_SEVERITY, (uint32_t)severity);
+	if (row->label[0])
+		raw_str(&r, FS_MSG_A_LABEL, row->label);
 	raw_end(&r);
-	multicast_from(from, r.buf, r.len);
+	multicast_msg(from, row, w, r.buf, r.len);
+	raw_free(&r);
+}
+
+/* A summary: the held-back warnings, counter := @count; no task. */
+static void send_summary(uint32_t w, uint32_t major, uint32_t minor,
+			 uint64_t count, uint64_t suppressed)
+{
+	struct row *row = find_row(major, minor);
+	struct raw r = { 0 };
+	uint64_t ts = warn_ts() + 500;
+
+	if (w >= 1 && w <= 3) {
+		row->count[w] = count;
+		row->supp[w] = 0;
+	}
+	raw_begin(&r, FS_MSG_CMD_SUMMARY);
+	raw_u32(&r, FS_MSG_A_WARNING, w);
+	if (severity >= 0)
+		raw_u32(&r, FS_MSG_A_SEVERITY, (uint32_t)severity);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, major);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, minor);
+	raw_uint(&r, FS_MSG_A_SB_ID, row->sb_id);
+	raw_str(&r, FS_MSG_A_FSTYPE, row->fstype);
+	raw_str(&r, FS_MSG_A_DEVICE, row->device);
+	if (row->has_uuid)
+		raw_attr(&r, FS_MSG_A_UUID, row->uuid, 16);
+	if (row->label[0])
+		raw_str(&r, FS_MSG_A_LABEL, row->label);
+	raw_uint(&r, FS_MSG_A_TIMESTAMP, ts);
+	raw_uint(&r, FS_MSG_A_BOOTTIME, 1000 + nwarn);
+	raw_uint(&r, FS_MSG_A_COUNT, count);
+	raw_uint(&r, FS_MSG_A_SUPPRESSED, suppressed);
+	raw_end(&r);
+	multicast_msg(0, row, w, r.buf, r.len);
 	raw_free(&r);
 }
 
@@ -508,6 +631,13 @@ static void run_script(void)
 			raw_end(&r);
 			multicast_from(port, r.buf, r.len);
 			raw_free(&r);
+		} else if (sscanf(line, "summary %u %u %u %lu %lu", &w, &major,
+				  &minor, &count, &supp) == 5) {
+			send_summary(w, major, minor, count, supp);
+		} else if (!strcmp(line, "severity none")) {
+			severity = -1;
+		} else if (sscanf(line, "severity %u", &w) == 1) {
+			severity = (int)w;
 		} else if (!strcmp(line, "overrun")) {
 			multicast_marker();	/* becomes ENOBUFS when read */
 		} else if (!strcmp(line, "invalid")) {
@@ -518,6 +648,156 @@ static void run_script(void)
 		}
 	}
 	save_state();
+}
+
+/* An error with an extended ack message, when the socket asked for them. */
+static void extack_reply(struct fake *f, const struct nlmsghdr *req, int err,
+			 const char *text)
+{
+	struct raw r = { 0 };
+	struct nlmsgerr e = { .error = err, .msg = *req };
+
+	if (!f->ext_ack) {
+		error_reply(f, req, err);
+		return;
+	}
+	/* Capped: the request's header only, then the TLVs. */
+	raw_begin_type(&r, NLMSG_ERROR, 0, NLM_F_CAPPED | NLM_F_ACK_TLVS);
+	r.len -= GENL_HDRLEN;
+	raw_put(&r, &e, sizeof(e));
+	raw_str(&r, NLMSGERR_ATTR_MSG, text);
+	raw_end(&r);
+	reply(f, &r, req->nlmsg_seq, false);
+}
+
+/* FS_MSG_CMD_NOTIFY_FILTER_SET: parse, record, keep for the socket. */
+static void filter_set(struct fake *f, const struct nlmsghdr *req,
+		       const unsigned char *a, size_t n)
+{
+	const char *path = getenv("FAKEGENL_FILTERS");
+	struct kfilter k = { .set = true };
+	char line[4096];
+	size_t used = 0, off = 0;
+
+	if (filter_unsupported) {
+		error_reply(f, req, -EOPNOTSUPP);
+		return;
+	}
+	if (filter_deny) {
+		error_reply(f, req, -EPERM);
+		return;
+	}
+	if (filter_error) {
+		extack_reply(f, req, -EINVAL, "fake: filter refused");
+		return;
+	}
+	used += (size_t)snprintf(line, sizeof(line), "%s",
+				 f->member ? "member" : "nonmember");
+	while (off + NLA_HDRLEN <= n) {
+		struct nlattr nla;
+		const unsigned char *d = a + off + NLA_HDRLEN;
+		uint32_t v = 0;
+		uint64_t u = 0;
+
+		memcpy(&nla, a + off, sizeof(nla));
+		if (nla.nla_len < NLA_HDRLEN || nla.nla_len > n - off)
+			die("filter: bad attribute");
+		if (nla.nla_len >= NLA_HDRLEN + 4)
+			memcpy(&v, d, 4);
+		switch (nla.nla_type & NLA_TYPE_MASK) {
+		case FS_MSG_A_FILTER_DEV: {
+			uint32_t mm[2] = { 0, 0 };
+			size_t o = 0, len = nla.nla_len - NLA_HDRLEN;
+
+			while (o + NLA_HDRLEN + 4 <= len) {
+				struct nlattr in;
+
+				memcpy(&in, d + o, sizeof(in));
+				if ((in.nla_type & NLA_TYPE_MASK) == FS_MSG_A_FILTER_DEV_MAJOR)
+					memcpy(&mm[0], d + o + NLA_HDRLEN, 4);
+				else if ((in.nla_type & NLA_TYPE_MASK) == FS_MSG_A_FILTER_DEV_MINOR)
+					memcpy(&mm[1], d + o + NLA_HDRLEN, 4);
+				o += NLA_ALIGN(in.nla_len);
+			}
+			if (k.ndev == FILTER_MAX)
+				goto too_many;
+			k.dev[k.ndev][0] = mm[0];
+			k.dev[k.ndev++][1] = mm[1];
+			used += (size_t)snprintf(line + used, sizeof(line) - used,
+						 " dev=%u:%u", mm[0], mm[1]);
+			break;
+		}
+		case FS_MSG_A_FILTER_SB_ID:
+			if (nla.nla_len == NLA_HDRLEN + 8)
+				memcpy(&u, d, 8);
+			else
+				u = v;
+			if (k.nsb == FILTER_MAX)
+				goto too_many;
+			k.sb[k.nsb++] = u;
+			used += (size_t)snprintf(line + used, sizeof(line) - used,
+						 " sb_id=%lu", u);
+			break;
+		case FS_MSG_A_FILTER_FSTYPE:
+			if (k.nfstype == FILTER_MAX)
+				goto too_many;
+			snprintf(k.fstype[k.nfstype], sizeof(k.fstype[0]), "%.*s",
+				 (int)(nla.nla_len - NLA_HDRLEN), (const char *)d);
+			used += (size_t)snprintf(line + used, sizeof(line) - used,
+						 " fstype=%s", k.fstype[k.nfstype++]);
+			break;
+		case FS_MSG_A_FILTER_UUID:
+			if (nla.nla_len != NLA_HDRLEN + 16) {
+				extack_reply(f, req, -EINVAL, "fake: UUID not 16 bytes");
+				return;
+			}
+			if (k.nuuid == FILTER_MAX)
+				goto too_many;
+			memcpy(k.uuid[k.nuuid++], d, 16);
+			used += (size_t)snprintf(line + used, sizeof(line) - used, " uuid=");
+			for (int i = 0; i < 16; i++)
+				used += (size_t)snprintf(line + used, sizeof(line) - used,
+							 "%02x", d[i]);
+			break;
+		case FS_MSG_A_FILTER_WARNING:
+			if (k.nwarning == FILTER_MAX)
+				goto too_many;
+			k.warning[k.nwarning++] = v;
+			used += (size_t)snprintf(line + used, sizeof(line) - used,
+						 " warning=%u", v);
+			break;
+		case FS_MSG_A_FILTER_SEVERITY:
+			k.severity = v;
+			used += (size_t)snprintf(line + used, sizeof(line) - used,
+						 " severity=%u", v);
+			break;
+		default:
+			extack_reply(f, req, -EINVAL, "fake: unknown attribute");
+			return;
+		}
+		if (used >= sizeof(line))
+			die("filter line too long");
+		off += NLA_ALIGN((size_t)nla.nla_len);
+	}
+	if (!k.ndev && !k.nsb && !k.nfstype && !k.nuuid && !k.nwarning &&
+	    !k.severity) {
+		k.set = false;
+		snprintf(line + used, sizeof(line) - used, " clear");
+	}
+	if (path) {
+		FILE *fp = fopen(path, "a");
+
+		if (!fp)
+			die("%s: %s", path, strerror(errno));
+		fprintf(fp, "%s\n", line);
+		fclose(fp);
+	}
+	f->filter = k;
+	if (req->nlmsg_flags & NLM_F_ACK)
+		error_reply(f, req, 0);
+	return;
+too_many:
+	extack_reply(f, req, -E2BIG, "fake: more than 16 values");
 }
 
 /* The kernel's side of sendmsg(): requests to the controller or FS_MSG. */
@@ -548,6 +828,12 @@ static void handle(struct fake *f, const unsigned char *p, size_t n)
 			error_reply(f, &req, -EPERM);
 		else
 			dump_reply(f, &req);
+	} else if (req.nlmsg_type == TEST_FAMILY &&
+		   gh.cmd == FS_MSG_CMD_NOTIFY_FILTER_SET) {
+		size_t len = req.nlmsg_len < n ? req.nlmsg_len : n;
+
+		filter_set(f, &req, p + NLMSG_HDRLEN + GENL_HDRLEN,
+			   len - NLMSG_HDRLEN - GENL_HDRLEN);
 	} else {
 		error_reply(f, &req, -EOPNOTSUPP);
 	}
@@ -640,6 +926,12 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 			return -1;
 		}
 		f->member = true;
+	}
+	if (level == SOL_NETLINK && name == NETLINK_EXT_ACK && len >= sizeof(int)) {
+		int on;
+
+		memcpy(&on, val, sizeof(on));
+		f->ext_ack = on != 0;
 	}
 	return 0;	/* buffer sizes and the like: fine */
 }

@@ -183,6 +183,30 @@ static inline void raw_full_event(struct raw *r, uint32_t warning,
 	raw_uint(r, FS_MSG_A_SUPPRESSED, suppressed);
 	raw_uint(r, FS_MSG_A_SB_ID, TEST_SB_ID);
 	raw_uint(r, FS_MSG_A_BOOTTIME, TEST_BOOTTIME);
+	raw_u32(r, FS_MSG_A_SEVERITY, FS_MSG_SEVERITY_WARNING);
+	raw_end(r);
+}
+
+/* A summary of the test filesystem: no task attributes; @label may be NULL. */
+static inline void raw_summary(struct raw *r, uint32_t warning, uint64_t count,
+			       uint64_t suppressed, uint32_t severity,
+			       const char *label)
+{
+	raw_begin(r, FS_MSG_CMD_SUMMARY);
+	raw_u32(r, FS_MSG_A_WARNING, warning);
+	raw_u32(r, FS_MSG_A_SEVERITY, severity);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, 16);
+	raw_uint(r, FS_MSG_A_SB_ID, TEST_SB_ID);
+	raw_str(r, FS_MSG_A_FSTYPE, "ext4");
+	raw_str(r, FS_MSG_A_DEVICE, "vdb");
+	raw_attr(r, FS_MSG_A_UUID, test_uuid, sizeof(test_uuid));
+	if (label)
+		raw_str(r, FS_MSG_A_LABEL, label);
+	raw_uint(r, FS_MSG_A_TIMESTAMP, 1796283772000000000ULL);
+	raw_uint(r, FS_MSG_A_BOOTTIME, TEST_BOOTTIME + 1);
+	raw_uint(r, FS_MSG_A_COUNT, count);
+	raw_uint(r, FS_MSG_A_SUPPRESSED, suppressed);
 	raw_end(r);
 }
 
@@ -191,12 +215,13 @@ static inline void raw_full_event(struct raw *r, uint32_t warning,
  * warnings held back since the last message, may be NULL (not sent);
  * @sb_id too.
  */
-static inline void raw_fs_row_full(struct raw *r, uint32_t major,
-				   uint32_t minor, const char *fstype,
-				   const char *device, const uint8_t *uuid,
-				   const uint64_t counts[3],
-				   const uint64_t lasts[3],
-				   const uint64_t *supp, const uint64_t *sb_id)
+static inline void raw_fs_row_label(struct raw *r, uint32_t major,
+				    uint32_t minor, const char *fstype,
+				    const char *device, const uint8_t *uuid,
+				    const uint64_t counts[3],
+				    const uint64_t lasts[3],
+				    const uint64_t *supp, const uint64_t *sb_id,
+				    const char *label)
 {
 	raw_begin_type(r, TEST_FAMILY, FS_MSG_CMD_FS_GET, NLM_F_MULTI);
 	raw_u32(r, FS_MSG_A_DEV_MAJOR, major);
@@ -216,7 +241,20 @@ static inline void raw_fs_row_full(struct raw *r, uint32_t major,
 	}
 	if (sb_id)
 		raw_uint(r, FS_MSG_A_SB_ID, *sb_id);
+	if (label)
+		raw_str(r, FS_MSG_A_LABEL, label);
 	raw_end(r);
+}
+
+static inline void raw_fs_row_full(struct raw *r, uint32_t major,
+				   uint32_t minor, const char *fstype,
+				   const char *device, const uint8_t *uuid,
+				   const uint64_t counts[3],
+				   const uint64_t lasts[3],
+				   const uint64_t *supp, const uint64_t *sb_id)
+{
+	raw_fs_row_label(r, major, minor, fstype, device, uuid, counts, lasts,
+			 supp, sb_id, NULL);
 }
 
 /* As the kernel sends them: every row has an SB_ID, here @minor. */

@@ -135,16 +135,16 @@ static void test_full_event(void)
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data,"
 	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n",
 	       "full event: text line");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
-	       "\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"254:16\","
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":7,\"uid\":1000,\"pid\":123,"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2}\n",
 	       "full event: JSON line");
 	fsm_buf_free(&b);
@@ -185,16 +185,16 @@ static void test_libnl_built(void)
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 0:45 btrfs vdc uuid -: no space left for metadata, uid 0,"
+	       TS_STR " 0:45 btrfs vdc uuid - sb 8589934597: warning: no space left for metadata, uid 0,"
 	       " pid 4242 (kworker/u8:1), count 1\n",
 	       "libnl-built event: text, no uuid, no suppressed suffix for 0");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
-	       "\"warning\":\"meta-enospc\",\"warning_id\":2,\"dev\":\"0:45\","
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\","
 	       "\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\","
-	       "\"uuid\":null,\"sb_id\":8589934597,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
+	       "\"uuid\":null,\"label\":null,\"sb_id\":8589934597,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
 	       "\"count\":1,\"suppressed\":0}\n",
 	       "libnl-built event: JSON");
 	fsm_buf_free(&b);
@@ -226,15 +226,15 @@ static void test_minimal_event(void)
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       RECV_STR " 8:3 - - uuid -: no free inodes, uid -, pid - (-), count 7\n",
+	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, uid -, pid - (-), count 7\n",
 	       "minimal event: text uses '-' and the receive time");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       "{\"time\":\"" RECV_STR "\",\"timestamp_ns\":1700000000000000001,"
-	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"dev\":\"8:3\","
+	       "{\"time\":\"" RECV_STR "\",\"event\":\"warning\",\"timestamp_ns\":1700000000000000001,"
+	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
-	       "\"uuid\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"uuid\":null,\"label\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
 	       "\"count\":7,\"suppressed\":null}\n",
 	       "minimal event: JSON nulls and the receive time");
 	fsm_buf_free(&b);
@@ -257,7 +257,7 @@ static void test_unknown_warning(void)
 		"unknown warning: words carry the number");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
-	has_str(fsm_buf_str(&b), "\"warning\":\"unknown-7\",\"warning_id\":7,",
+	has_str(fsm_buf_str(&b), "\"warning\":\"unknown-7\",\"warning_id\":7,\"severity\":\"warning\",\"severity_id\":2,",
 		"unknown warning: JSON name unknown-7 and id");
 	fsm_buf_free(&b);
 	raw_free(&r);
@@ -1284,10 +1284,10 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  ENOSPC  META-ENOSPC  INODE-ENOSPC\n"
-	       "vdc     0:45     btrfs   -                                         12            0             1\n"
-	       "vdb     254:16   ext4    " UUID_STR "       0            3             0\n"
-	       "vdd     254:32   xfs     " UUID_STR "      12            0             1\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC\n"
+	       "vdc     0:45     btrfs   -                                     45     -          12            0             1\n"
+	       "vdb     254:16   ext4    " UUID_STR "  16     -           0            3             0\n"
+	       "vdd     254:32   xfs     " UUID_STR "  32     -          12            0             1\n",
 	       "--list table, sorted by device number");
 	cap_free(&c);
 
@@ -1295,16 +1295,16 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
+	       "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,"
 	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791,\"suppressed\":0}}}\n"
-	       "{\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":16,\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
+	       "{\"event\":\"filesystem\",\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":16,\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":3,\"last_ns\":1796283771123456789,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
-	       "{\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
-	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":32,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0,\"suppressed\":0},"
+	       "{\"event\":\"filesystem\",\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":32,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":1796283771123456789,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0,\"suppressed\":0}}}\n",
 	       "--list JSON lines");
@@ -1317,8 +1317,8 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  META-ENOSPC\n"
-	       "vdb     254:16   ext4    " UUID_STR "            3\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  META-ENOSPC\n"
+	       "vdb     254:16   ext4    " UUID_STR "  16     -                3\n",
 	       "--list -T ext4 -w meta-enospc: one row, one counter column");
 	cap_free(&c);
 
@@ -1328,7 +1328,7 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "{\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,"
+	       "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,"
 	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0}}}\n",
 	       "--list --json -d 0:45 -w enospc");
 	cap_free(&c);
@@ -1351,8 +1351,8 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  ENOSPC  META-ENOSPC  INODE-ENOSPC  UNKNOWN-4\n"
-	       "loop0   7:0      ext2    -          0            0             0     123456\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  UNKNOWN-4\n"
+	       "loop0   7:0      ext2    -     -      -           0            0             0     123456\n",
 	       "--list: unknown warning type 4 as an extra column");
 	cap_free(&c);
 	fsm_fs_list_free(&l);
@@ -1361,7 +1361,7 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  ENOSPC  META-ENOSPC  INODE-ENOSPC\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC\n",
 	       "--list with no filesystems: header only");
 	cap_free(&c);
 
@@ -1646,23 +1646,23 @@ static void test_monitor_text(void)
 	cap_finish(&c);
 
 	is_str(c.out,
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
 	       "monitor text: every event on stdout, the invalid one skipped");
 	is_str(c.err,
 	       "fsmsg: missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
 	       "fsmsg: skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)\n",
 	       "monitor text: gap and invalid message reported on stderr");
 	is_str(fsm_buf_str(&c.log),
-	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
-	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
 	       "3|missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
-	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
 	       "4|skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)\n"
-	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
-	       "monitor syslog: LOG_ERR for metadata and missed, LOG_WARNING for data");
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
+	       "monitor syslog: LOG_ERR for missed, LOG_WARNING for severity warning");
 	ok(c.m.events == 4 && c.m.invalid == 1 && c.m.missed == 3,
 	   "monitor counters: 4 events, 1 invalid, 3 missed");
 	cap_free(&c);
@@ -1692,15 +1692,15 @@ static void test_monitor_json_overrun(void)
 	is_str(c.out,
 	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":1}\n"
-	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
-	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0}\n"
 	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":15}\n"
 	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"inode-enospc\",\"missed\":2}\n"
-	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
-	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0}\n",
 	       "monitor JSON: missed lines (gap, then resync per type) and events");
 	is_str(c.err,
@@ -1715,8 +1715,8 @@ static void test_monitor_json_overrun(void)
 		"3|{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\"",
 		"JSON mode: missed reports go to syslog as JSON, LOG_ERR");
 	has_str(fsm_buf_str(&c.log),
-		"3|{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\"",
-		"JSON mode: events go to syslog as JSON, LOG_ERR for metadata");
+		"4|{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\"",
+		"JSON mode: events go to syslog as JSON, at their severity's priority");
 	cap_free(&c);
 	fsm_fs_list_free(&l);
 	fsm_fs_list_free(&later);
@@ -1757,8 +1757,8 @@ static void test_monitor_filter_count(void)
 	ok(c.m.done && c.m.events == 2, "--count 2 reached after the second match");
 	cap_finish(&c);
 	is_str(c.out,
-	       RECV_STR " 0:45 - - uuid -: no space left for data, uid -, pid - (-), count 13\n"
-	       RECV_STR " 0:45 - - uuid -: no space left for data, uid -, pid - (-), count 15\n",
+	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, uid -, pid - (-), count 13\n"
+	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, uid -, pid - (-), count 15\n",
 	       "device filter: only 0:45 events");
 	is_str(c.err, "fsmsg: missed 1 enospc warnings on - - (0:45)\n",
 	       "device filter: only 0:45's gap (seed 12, then 13, then 15) reported");
@@ -2303,11 +2303,12 @@ static void test_journal(void)
 	ok(fsm_journal_event(&f, &ev, RECV, false) == 0, "journal event: built");
 	got = fields_str(&f);
 	is_str(got,
-	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n"
 	       "MESSAGE_ID=" FSM_MSGID_META_ENOSPC "\n"
-	       "PRIORITY=3\n" J_ID
-	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
+	       "PRIORITY=4\n" J_ID
+	       "FSMSG_EVENT=warning\n"
+	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\nFSMSG_SEVERITY=warning\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
 	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
@@ -2321,10 +2322,11 @@ static void test_journal(void)
 	fsm_journal_event(&f, &ev, RECV, false);
 	got = fields_str(&f);
 	is_str(got,
-	       "MESSAGE=" RECV_STR " 8:3 - - uuid -: unknown warning 7, uid -, pid - (-), count 7\n"
+	       "MESSAGE=" RECV_STR " 8:3 - - uuid -: warning: unknown warning 7, uid -, pid - (-), count 7\n"
 	       "MESSAGE_ID=" FSM_MSGID_UNKNOWN "\n"
 	       "PRIORITY=4\n" J_ID
-	       "FSMSG_WARNING=unknown-7\nFSMSG_WARNING_ID=7\n"
+	       "FSMSG_EVENT=warning\n"
+	       "FSMSG_WARNING=unknown-7\nFSMSG_WARNING_ID=7\nFSMSG_SEVERITY=warning\n"
 	       "FSMSG_DEV=8:3\nFSMSG_MAJOR=8\nFSMSG_MINOR=3\n"
 	       "FSMSG_COUNT=7\nFSMSG_TIMESTAMP_NS=1700000000000000001\n",
 	       "journal event: absent attributes left out, receive time, unknown type");
@@ -2416,10 +2418,11 @@ static void test_monitor_journal(void)
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
 	       "FSMSG_MISSED=1\n--\n"
-	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data,"
+	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data,"
 	       " uid 1000, pid 123 (alloc_test), count 2\n"
 	       "MESSAGE_ID=" FSM_MSGID_ENOSPC "\nPRIORITY=4\n" J_ID
-	       "FSMSG_WARNING=enospc\nFSMSG_WARNING_ID=1\n"
+	       "FSMSG_EVENT=warning\n"
+	       "FSMSG_WARNING=enospc\nFSMSG_WARNING_ID=1\nFSMSG_SEVERITY=warning\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
 	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
@@ -2483,17 +2486,17 @@ static void test_receive_time_format(void)
 	fsm_buf_init(&want);
 	ok(fsm_format_event_text(&b, &ev, RX, true) == 0, "receive time: text formatted");
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for data,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data,"
 	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)"
 	       " received +12345.678us\n",
 	       "receive time: text line ends with the delay in us, 3 decimals");
 	fsm_buf_reset(&b);
 	ok(fsm_format_event_json(&b, &ev, RX, true) == 0, "receive time: JSON formatted");
 	is_str(fsm_buf_str(&b),
-	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,"
-	       "\"warning\":\"enospc\",\"warning_id\":1,\"dev\":\"254:16\","
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"sb_id\":7,\"uid\":1000,\"pid\":123,"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2,"
 	       "\"received_ns\":" RX_NS "}\n",
 	       "receive time: JSON line ends with received_ns, the kernel's time kept");
@@ -2570,15 +2573,15 @@ static void test_receive_time_format(void)
 	fsm_buf_reset(&b);
 	fsm_format_event_text(&b, &ev, RECV, true);
 	is_str(fsm_buf_str(&b),
-	       RECV_STR " 8:3 - - uuid -: no free inodes, uid -, pid - (-), count 7 received -\n",
+	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, uid -, pid - (-), count 7 received -\n",
 	       "receive time, no TIMESTAMP: text ' received -'");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, true);
 	is_str(fsm_buf_str(&b),
-	       "{\"time\":\"" RECV_STR "\",\"timestamp_ns\":1700000000000000001,"
-	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"dev\":\"8:3\","
+	       "{\"time\":\"" RECV_STR "\",\"event\":\"warning\",\"timestamp_ns\":1700000000000000001,"
+	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
-	       "\"uuid\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"uuid\":null,\"label\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
 	       "\"count\":7,\"suppressed\":null,\"received_ns\":1700000000000000001}\n",
 	       "receive time, no TIMESTAMP: JSON received_ns equals timestamp_ns");
 	raw_free(&r);
@@ -2619,14 +2622,14 @@ static void test_receive_time_monitor(void)
 	fsm_monitor_message(&c.m, r.buf, r.len, RX);
 	cap_finish(&c);
 	is_str(c.out,
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
 	       "monitor --receive-time, text: the event line with its delay");
 	is_str(c.err, "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n",
 	       "monitor --receive-time, text: missed report unchanged");
 	is_str(fsm_buf_str(&c.log),
 	       "3|missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
-	       "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
 	       "monitor --receive-time, text: syslog gets the line as printed");
 	cap_free(&c);
@@ -2641,8 +2644,8 @@ static void test_receive_time_monitor(void)
 	       "{\"time\":\"2026-12-03T07:42:51.135802467Z\",\"event\":\"missed\",\"dev\":\"254:16\","
 	       "\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
 	       "\"warning\":\"meta-enospc\",\"missed\":1}\n"
-	       "{\"time\":\"" TS_STR "\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,"
-	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1,"
 	       "\"received_ns\":" RX_NS "}\n",
 	       "monitor --receive-time, JSON: received_ns last in the event, not in the missed line");
@@ -2665,10 +2668,11 @@ static void test_receive_time_monitor(void)
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
 	       "FSMSG_MISSED=1\n--\n"
-	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR ": no space left for metadata,"
+	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed)\n"
-	       "MESSAGE_ID=" FSM_MSGID_META_ENOSPC "\nPRIORITY=3\n" J_ID
-	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
+	       "MESSAGE_ID=" FSM_MSGID_META_ENOSPC "\nPRIORITY=4\n" J_ID
+	       "FSMSG_EVENT=warning\n"
+	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\nFSMSG_SEVERITY=warning\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
 	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
@@ -2680,13 +2684,13 @@ static void test_receive_time_monitor(void)
 	/* The same entry built directly, and without the option. */
 	fsm_fields_init(&f);
 	parse(&r, &ev, &err);
-	ok(fsm_journal_event(&f, &ev, RX, true) == 0 && f.n == 21 &&
-	   !strcmp(fsm_fields_get(&f, 20), "FSMSG_RECEIVED_NS=" RX_NS),
-	   "journal event --receive-time: 21 fields, FSMSG_RECEIVED_NS the last");
+	ok(fsm_journal_event(&f, &ev, RX, true) == 0 && f.n == 23 &&
+	   !strcmp(fsm_fields_get(&f, 22), "FSMSG_RECEIVED_NS=" RX_NS),
+	   "journal event --receive-time: 23 fields, FSMSG_RECEIVED_NS the last");
 	fsm_journal_event(&f, &ev, RX, false);
 	got = fields_str(&f);
-	ok(f.n == 20 && got && !strstr(got, "RECEIVED"),
-	   "journal event without it: 20 fields, no FSMSG_RECEIVED_NS");
+	ok(f.n == 22 && got && !strstr(got, "RECEIVED"),
+	   "journal event without it: 22 fields, no FSMSG_RECEIVED_NS");
 	free(got);
 	fsm_fields_free(&f);
 	raw_free(&r);
