@@ -191,6 +191,32 @@ def main(path):
               f"holds in {held} of {len(ids)} rounds (failed = counter = "
               f"messages + suppressed + held back); rss growth {growth:.0f} KiB")
     print()
+
+    # Kernel-side filters: the writer with one listener, then with 63 more
+    # filtered to another filesystem.  Target: within 2%.
+    print("Listeners filtered in the kernel (patched, XFS, rate limit off; failing")
+    print("writes per second with one raw listener, then with more listeners whose")
+    print("kernel filter selects another filesystem; medians):")
+    print(f"{'fs':6} {'one':>10} {'+filtered':>10} {'sockets':>8} {'ratio':>7} "
+          f"{'filtered got':>13} {'one got':>9}  verdict")
+    for fs in FSES:
+        one = med("patched", fs, "filtered-one")
+        many = med("patched", fs, "filtered-many")
+        n = med("patched", fs, "filtered-listeners")
+        got = med("patched", fs, "filtered-received")
+        got1 = med("patched", fs, "filtered-one-received")
+        if not (one and many and n and got and got1):
+            continue
+        ratio = many[0] / one[0]
+        met = ratio >= 0.98 and got[2] == 0
+        if not met:
+            misses.append(f"{fs} filtered listeners: {ratio:.3f}, "
+                          f"{got[2]:.0f} messages to filtered sockets")
+        print(f"{fs:6} {one[0]:10.1f} {many[0]:10.1f} {n[0]:8.0f} {ratio:7.3f} "
+              f"{got[2]:13.0f} {got1[0]:9.0f}  "
+              f"{difference(ratio, 0.005)}; target >= 0.98 and no message to a "
+              f"filtered socket: {'met' if met else 'MISSED'}")
+    print()
     if misses:
         print("Targets missed:")
         for m in misses:

@@ -5,7 +5,8 @@
 # subshell and cleans up after it.  Exit status of a case: 0 pass, 4 skip
 # (reason in /tmp/skip_reason), anything else fail.
 #
-# usage: run.sh [PATTERN,...]   (only cases whose function matches a PATTERN)
+# usage: [SHARD=I/N] run.sh [PATTERN,...]
+#   (only cases whose function matches a PATTERN; with SHARD, every N-th)
 
 . /lib/ktap.sh
 . /lib/guest.sh
@@ -32,6 +33,16 @@ case_add() {
 for f in /tests/[0-9]*.sh; do
 	. "$f"
 done
+
+# SHARD=I/N (0 <= I < N): this guest runs every N-th case from the I-th,
+# the others run in N-1 more guests at the same time.  The checks of the
+# kernel itself (debug options active, kmemleak last) run in every guest.
+if [ -n "${SHARD:-}" ]; then
+	awk -F'|' -v i="${SHARD%/*}" -v n="${SHARD#*/}" '
+		$1 == "t_debug_active" || $1 == "t_kmemleak" { print; next }
+		{ if (k++ % n == i) print }' "$CASES" > "$CASES.shard"
+	mv "$CASES.shard" "$CASES"
+fi
 
 ktap_print_header
 ktap_set_plan "$(wc -l < "$CASES")"
