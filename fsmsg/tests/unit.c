@@ -2697,6 +2697,349 @@ static void test_receive_time_monitor(void)
 	fsm_fs_list_free(&l);
 }
 
+/* ---- severity, label, summaries (kernel interface of 2026-12) -------- */
+
+static void test_severity(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_filter f;
+	struct fsm_buf b;
+	uint32_t v = 0;
+
+	ok(fsm_parse_severity("info", &v) == 0 && v == 1 &&
+	   fsm_parse_severity("warning", &v) == 0 && v == 2 &&
+	   fsm_parse_severity("error", &v) == 0 && v == 3 &&
+	   fsm_parse_severity("critical", &v) == 0 && v == 4,
+	   "--severity: the four names");
+	ok(fsm_parse_severity("1", &v) == 0 && v == 1 &&
+	   fsm_parse_severity("4", &v) == 0 && v == 4, "--severity: 1 to 4");
+	ok(fsm_parse_severity("0", &v) < 0 && fsm_parse_severity("5", &v) < 0 &&
+	   fsm_parse_severity("", &v) < 0 && fsm_parse_severity("warn", &v) < 0 &&
+	   fsm_parse_severity("ERROR", &v) < 0 && fsm_parse_severity("22", &v) < 0,
+	   "--severity: anything else refused");
+	ok(fsm_severity_priority(1) == 6 && fsm_severity_priority(2) == 4 &&
+	   fsm_severity_priority(3) == 3 && fsm_severity_priority(4) == 2 &&
+	   fsm_severity_priority(9) == 2 && fsm_severity_priority(0) == 4,
+	   "syslog priority: info 6, warning 4, error 3, critical 2; newer higher 2, 0 as warning");
+
+	/* An older kernel: no SEVERITY, counted as a warning. */
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 2);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+	raw_uint(&r, FS_MSG_A_COUNT, 7);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && !ev.has_severity &&
+	   ev.severity == FS_MSG_SEVERITY_WARNING && !ev.summary && !ev.label,
+	   "no SEVERITY: a warning");
+	raw_free(&r);
+
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 2);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+	raw_uint(&r, FS_MSG_A_COUNT, 7);
+	raw_u32(&r, FS_MSG_A_SEVERITY, 9);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.has_severity && ev.severity == 9,
+	   "a newer severity kept");
+	fsm_buf_init(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), "\"severity\":\"unknown-9\",\"severity_id\":9,",
+		"unknown severity: JSON name unknown-9 and id");
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), "uuid -: unknown-9: no space left for metadata,",
+		"unknown severity: text names it");
+	fsm_buf_free(&b);
+	raw_free(&r);
+
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+	raw_uint(&r, FS_MSG_A_COUNT, 7);
+	raw_attr(&r, FS_MSG_A_SEVERITY, "\x03\x00", 2);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+	   strstr(err.msg, "SEVERITY (17)"), "a 2-byte SEVERITY is malformed, named");
+	raw_free(&r);
+
+	/* --severity: below MIN left out. */
+	fsm_filter_init(&f);
+	raw_full_event(&r, 1, 5, 0, "a");
+	parse(&r, &ev, &err);
+	ok(fsm_filter_event(&f, &ev), "no --severity: a warning passes");
+	f.min_severity = FS_MSG_SEVERITY_WARNING;
+	ok(fsm_filter_event(&f, &ev), "--severity warning: a warning passes");
+	f.min_severity = FS_MSG_SEVERITY_ERROR;
+	ok(!fsm_filter_event(&f, &ev), "--severity error: a warning is left out");
+	ev.severity = FS_MSG_SEVERITY_CRITICAL;
+	ok(fsm_filter_event(&f, &ev), "--severity error: a critical one passes");
+	fsm_filter_free(&f);
+	raw_free(&r);
+}
+
+static void build_labelled(struct raw *r, const char *label)
+{
+	raw_begin(r, FS_MSG_CMD_WARNING);
+	raw_u32(r, FS_MSG_A_WARNING, 1);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, 16);
+	raw_str(r, FS_MSG_A_FSTYPE, "ext4");
+	raw_str(r, FS_MSG_A_DEVICE, "vdb");
+	raw_uint(r, FS_MSG_A_TIMESTAMP, TS);
+	raw_uint(r, FS_MSG_A_COUNT, 5);
+	raw_uint(r, FS_MSG_A_SB_ID, 3);
+	raw_u32(r, FS_MSG_A_SEVERITY, 3);
+	raw_str(r, FS_MSG_A_LABEL, label);
+	raw_end(r);
+}
+
+static void test_label(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_fields jf;
+	struct fsm_buf b;
+	char big[300];
+
+	fsm_buf_init(&b);
+	build_labelled(&r, "data");
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.label &&
+	   !strcmp(ev.label, "data"), "LABEL read");
+	fsm_format_event_text(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 254:16 ext4 vdb uuid - sb 3 label data: error: no space left for data,"
+	       " uid -, pid - (-), count 5\n",
+	       "label: text ' label L' after the sb id, severity error");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), "\"uuid\":null,\"label\":\"data\",\"sb_id\":3,",
+		"label: JSON string after uuid");
+	has_str(fsm_buf_str(&b), "\"severity\":\"error\",\"severity_id\":3,",
+		"severity error in JSON");
+	raw_free(&r);
+
+	/* Any bytes: the text token keeps the line splittable. */
+	build_labelled(&r, "my vol: \"x\"\\\x01\xc3\xa9\xff");
+	parse(&r, &ev, &err);
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b),
+		" sb 3 label my\\x20vol\\x3a\\x20\\x22x\\x22\\\\\\x01\xc3\xa9\xff: error: ",
+		"label: space, ':', '\"', '\\\\' and control bytes escaped in text");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b),
+		"\"label\":\"my vol: \\\"x\\\"\\\\\\u0001\xc3\xa9\\u00ff\",",
+		"label: JSON escapes as for other strings");
+	fsm_fields_init(&jf);
+	fsm_journal_event(&jf, &ev, RECV, false);
+	{
+		char *got = fields_str(&jf);
+
+		has_str(got, "FSMSG_LABEL=my vol: \"x\"\\\\x01\xc3\xa9\\xff\n",
+			"label: journal FSMSG_LABEL, control and non-UTF-8 bytes as \\xNN");
+		free(got);
+	}
+	fsm_fields_free(&jf);
+	raw_free(&r);
+
+	/* Empty: no label in text, "" in JSON. */
+	build_labelled(&r, "");
+	parse(&r, &ev, &err);
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), " uuid - sb 3: error: ", "empty label: none in text");
+	raw_free(&r);
+
+	/* 255 bytes, the kernel's most, and beyond our slack: malformed. */
+	memset(big, 'L', 255);
+	big[255] = '\0';
+	build_labelled(&r, big);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && strlen(ev.label) == 255,
+	   "a 255-byte label parses");
+	raw_free(&r);
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, 1);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+	raw_uint(&r, FS_MSG_A_COUNT, 5);
+	raw_str(&r, FS_MSG_A_LABEL, "x");
+	r.buf[r.len - 4] = 'y';	/* "x" then padding: no NUL left */
+	r.buf[r.len - 3] = 'y';
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID && strstr(err.msg, "LABEL (18)"),
+	   "a LABEL without its NUL is malformed, named");
+	raw_free(&r);
+	fsm_buf_free(&b);
+}
+
+static void test_list_label(void)
+{
+	struct fsm_fs_list l = { 0 };
+	struct fsm_error err;
+	struct raw r = { 0 };
+	struct capture c;
+	uint64_t sb = 9;
+
+	raw_fs_row_label(&r, 254, 16, "ext4", "vdb", test_uuid, counts_a, lasts_a,
+			 NULL, &sb, "my data");
+	ok(fsm_fs_list_add(&l, r.buf, r.len, TEST_FAMILY, &err) == 0 && l.n == 1 &&
+	   l.v[0].label && !strcmp(l.v[0].label, "my data"),
+	   "dump reply: LABEL kept in the copy");
+	raw_free(&r);
+	cap_init(&c, false);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL       ENOSPC  META-ENOSPC  INODE-ENOSPC\n"
+	       "vdb     254:16   ext4    " UUID_STR "  9      my\\x20data       0            3             0\n",
+	       "--list table: SB_ID and LABEL columns, the label escaped as in the text line");
+	cap_free(&c);
+	cap_init(&c, true);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	has_str(c.out, "{\"event\":\"filesystem\",\"dev\":\"254:16\",", "--list JSON: event filesystem first");
+	has_str(c.out, "\"uuid\":\"" UUID_STR "\",\"label\":\"my data\",\"sb_id\":9,",
+		"--list JSON: label and sb_id");
+	cap_free(&c);
+	fsm_fs_list_free(&l);
+}
+
+static void test_summary(void)
+{
+	struct fsm_fs_list l = { 0 };
+	struct fsm_metrics met;
+	struct fsm_labels key;
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_fields jf;
+	struct raw r = { 0 };
+	struct capture c;
+	struct fsm_buf b;
+	struct fsm_acct *a = fsm_acct_new(16);
+	struct fsm_key k = { 254, 16, 2 };
+	uint64_t missed = 99, last = 0;
+	char *got;
+
+	/* Accounting: a summary counts no warning of its own. */
+	fsm_acct_seed(a, &k, 10, TS);
+	ok(fsm_acct_summary(a, &k, 13, 3, TS + 1, &missed) == 0 && missed == 0 &&
+	   fsm_acct_get(a, &k, &last) && last == 13,
+	   "summary: count = previous + suppressed, nothing missed");
+	fsm_acct_event(a, &k, 14, 0, TS + 2, &missed);
+	ok(missed == 0, "a warning after a summary: previous + 0 + 1");
+	fsm_acct_summary(a, &k, 20, 3, TS + 3, &missed);
+	ok(missed == 3, "summary: count beyond previous + suppressed is missed (14 + 3, got 20)");
+	fsm_acct_summary(a, &k, 20, 0, TS + 3, &missed);
+	ok(missed == 0 && fsm_acct_get(a, &k, &last) && last == 20,
+	   "summary at the known count: already counted");
+	/* A summary of a new mount (lower count, clearly newer) restarts. */
+	fsm_acct_summary(a, &k, 4, 4, TS + 10 * FSM_REMOUNT_MARGIN_NS, &missed);
+	ok(missed == 0 && fsm_acct_get(a, &k, &last) && last == 4,
+	   "summary after a remount: counting restarted, 4 held back, none missed");
+	fsm_acct_free(a);
+
+	raw_summary(&r, FS_MSG_WARN_META_ENOSPC, 120, 37, FS_MSG_SEVERITY_WARNING, "vol");
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.summary && !ev.has_uid &&
+	   !ev.has_pid && !ev.comm && ev.count == 120 && ev.suppressed == 37 &&
+	   ev.label && !strcmp(ev.label, "vol"), "summary parses: no task, label");
+	fsm_buf_init(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       "2026-12-03T07:42:52.000000000Z 254:16 ext4 vdb uuid " UUID_STR
+	       " sb 7 label vol: warning: no space left for metadata,"
+	       " 37 warnings held back by rate limiting (count 120)\n",
+	       "summary: text line");
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, true);
+	has_str(fsm_buf_str(&b), "(count 120) received -", "summary: text with --receive-time");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"2026-12-03T07:42:52.000000000Z\",\"event\":\"summary\","
+	       "\"timestamp_ns\":1796283772000000000,\"warning\":\"meta-enospc\",\"warning_id\":2,"
+	       "\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,"
+	       "\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+	       "\"label\":\"vol\",\"sb_id\":7,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"count\":120,\"suppressed\":37}\n",
+	       "summary: JSON line, the same keys as a warning's");
+	fsm_fields_init(&jf);
+	ok(fsm_journal_event(&jf, &ev, RECV, false) == 0, "summary: journal entry built");
+	got = fields_str(&jf);
+	is_str(got,
+	       "MESSAGE=2026-12-03T07:42:52.000000000Z 254:16 ext4 vdb uuid " UUID_STR
+	       " sb 7 label vol: warning: no space left for metadata,"
+	       " 37 warnings held back by rate limiting (count 120)\n"
+	       "MESSAGE_ID=" FSM_MSGID_SUMMARY "\n"
+	       "PRIORITY=4\n" J_ID
+	       "FSMSG_EVENT=summary\n"
+	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\nFSMSG_SEVERITY=warning\n"
+	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+	       "FSMSG_LABEL=vol\nFSMSG_SB_ID=7\n"
+	       "FSMSG_COUNT=120\nFSMSG_SUPPRESSED=37\nFSMSG_TIMESTAMP_NS=1796283772000000000\n",
+	       "summary: journal fields, no task ones, its own MESSAGE_ID");
+	free(got);
+	fsm_fields_free(&jf);
+	fsm_buf_reset(&b);
+	raw_free(&r);
+	raw_summary(&r, 1, 5, 1, 2, NULL);
+	parse(&r, &ev, &err);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), ": warning: no space left for data, 1 warning held back by rate limiting (count 5)\n",
+		"summary of one: singular");
+	fsm_buf_free(&b);
+	raw_free(&r);
+
+	/* The pipeline: seed 3, warning 4, held back 5..9, summary 9. */
+	make_rows(&l);
+	cap_init(&c, true);
+	fsm_metrics_init(&met, RECV, 64);
+	c.m.metrics = &met;
+	fsm_monitor_seed(&c.m, &l);
+	feed_event(&c, 2, 4, 0);
+	raw_summary(&r, 2, 9, 5, 2, NULL);
+	feed(&c, &r);
+	raw_free(&r);
+	feed_event(&c, 2, 10, 0);
+	raw_summary(&r, 2, 14, 2, 2, NULL);	/* 11 and 12 lost */
+	feed(&c, &r);
+	raw_free(&r);
+	cap_finish(&c);
+	ok(c.m.missed == 2 && c.m.events == 2 && c.m.summaries == 2,
+	   "monitor: summaries accounted, only the real gap missed; --count counts warnings only");
+	key = lab(254, 16, 2, "ext4", "vdb", true);
+	is_u64(fsm_metrics_find(&met, &key)->count, 14,
+	       "metrics: the counter follows a summary's COUNT");
+	ok(strstr(c.out, "\"event\":\"summary\"") && !strstr(c.err, "missed 5"),
+	   "monitor: summary printed, its held-back warnings not reported missed");
+	has_str(c.out, "\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":2}",
+		"monitor: the gap before the second summary reported");
+	has_str(fsm_buf_str(&c.log), "4|{\"time\":\"2026-12-03T07:42:52.000000000Z\",\"event\":\"summary\"",
+		"monitor: summary to syslog at its severity's priority");
+	fsm_metrics_free(&met);
+	cap_free(&c);
+
+	/* --severity above the summaries': left out, yet accounted. */
+	cap_init(&c, false);
+	c.f.min_severity = FS_MSG_SEVERITY_ERROR;
+	fsm_monitor_seed(&c.m, &l);
+	raw_summary(&r, 2, 9, 6, 2, NULL);
+	feed(&c, &r);
+	raw_free(&r);
+	feed_event(&c, 2, 10, 0);
+	cap_finish(&c);
+	ok(c.outlen == 0 && c.m.missed == 0, "--severity error: warnings and summaries left out, nothing missed");
+	cap_free(&c);
+	fsm_fs_list_free(&l);
+}
+
 int main(void)
 {
 	/* Output must not depend on the machine's zone or locale. */
@@ -2738,6 +3081,10 @@ int main(void)
 	test_monitor_journal();
 	test_receive_time_format();
 	test_receive_time_monitor();
+	test_severity();
+	test_label();
+	test_list_label();
+	test_summary();
 
 	printf("1..%d\n", tests);
 	printf("# %d passed, %d failed\n", tests - failed, failed);
