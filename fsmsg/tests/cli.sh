@@ -108,6 +108,11 @@ expect "-t 1e3 rejected" 1 "fsmsg: invalid --timeout '1e3'" "$FSMSG" -F -t 1e3
 expect "-t . rejected" 1 "fsmsg: invalid --timeout '.'" "$FSMSG" -F -t .
 expect "-w bogus rejected" 1 "fsmsg: invalid --warning 'bogus'" "$FSMSG" -F -w bogus
 expect "-w 0 rejected" 1 "fsmsg: invalid --warning '0'" "$FSMSG" -F -w 0
+expect "--severity bogus rejected" 1 "fsmsg: invalid --severity 'bogus' (info, warning, error, critical or 1 to 4)" "$FSMSG" -F --severity bogus
+expect "--severity 0 rejected" 1 "fsmsg: invalid --severity '0'" "$FSMSG" -F --severity 0
+expect "--severity 5 rejected" 1 "fsmsg: invalid --severity '5'" "$FSMSG" -F --severity 5
+expect "--severity '' rejected" 1 "fsmsg: invalid --severity ''" "$FSMSG" -F --severity ''
+expect "--severity Error rejected (names are lower case)" 1 "fsmsg: invalid --severity 'Error'" "$FSMSG" -F --severity Error
 expect "-u nope rejected" 1 "fsmsg: invalid --uuid 'nope'" "$FSMSG" -F -u nope
 expect "-T '' rejected" 1 "fsmsg: invalid --fstype ''" "$FSMSG" -F -T ''
 expect "-d /nonexistent: cannot resolve, exit 1" 1 \

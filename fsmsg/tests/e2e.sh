@@ -607,6 +607,93 @@ check "daemon: SIGTERM ends it and removes the pidfile" eval '[ -n "$dpid" ] && 
 fake "$FSMSG" -F -p /nonexistent/dir/x.pid
 check "unwritable pidfile: exit 2" eval '[ $rc -eq 2 ] && grep -q "^fsmsg: cannot write pidfile /nonexistent/dir/x.pid: No such file or directory$" "$TMP/err"'
 
+# ---- summaries, labels, severity -----------------------------------------
+# Three warnings held back, then the summary that reports them, then a
+# warning again: nothing missed, the counters equal the kernel's.
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0 5 scratch
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 a
+held 2 254 16 5
+held 2 254 16 6
+held 2 254 16 7
+summary 2 254 16 7 3
+event 2 254 16 8 0 b
+EOF
+fake "$FSMSG" -F -t 0.5 --prometheus-textfile "$M"
+check "summary, text: the held-back warnings in a line of its own, the label after the sb id" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 5 label scratch: warning: no space left for metadata, uid 0, pid 4242 (a), count 4
+2026-12-03T07:42:51.000000504Z 254:16 ext4 vdb uuid $U sb 5 label scratch: warning: no space left for metadata, 3 warnings held back by rate limiting (count 7)
+${T}5Z 254:16 ext4 vdb uuid $U sb 5 label scratch: warning: no space left for metadata, uid 0, pid 4242 (b), count 8"'
+check "summary: nothing reported missed" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events"'
+check "summary: the metrics counter equals the kernel's (8)" eval '[ "$(prom_value "$M" 254:16 meta-enospc)" = 8 ]'
+fake "$FSMSG" -F -j -q -t 0.5
+check "summary, JSON: event summary, label, no task" eval '[ $rc -eq 0 ] && [ "$(grep -c "\"event\":\"summary\"" "$TMP/out")" -eq 1 ] && grep "\"event\":\"summary\"" "$TMP/out" | grep -q "\"label\":\"scratch\",\"sb_id\":5,\"uid\":null,\"pid\":null,\"comm\":null,\"count\":7,\"suppressed\":3}\$" && [ "$(grep -c "\"event\":\"warning\"" "$TMP/out")" -eq 2 ]'
+# The guest's sum: 1 + suppressed per warning, suppressed per summary.
+sum=$(awk '/"event":"summary"/ { split($0, a, "\"suppressed\":"); s += a[2] + 0; next } /"event":"warning"/ { split($0, a, "\"suppressed\":"); s += 1 + a[2] } END { print s + 0 }' "$TMP/out")
+check "summary, JSON: warnings + suppressed + summaries' suppressed = the count's growth (5)" [ "$sum" = 5 ]
+fake "$FSMSG" -l
+check "--list: the label column" eval '[ $rc -eq 0 ] && grep -q "^vdb     254:16   ext4    $U  5      scratch " "$TMP/out"'
+fake "$FSMSG" -l -j -d 254:16
+check "--list --json: label and sb_id" eval '[ $rc -eq 0 ] && grep -q "^{\"event\":\"filesystem\",.*\"uuid\":\"$U\",\"label\":\"scratch\",\"sb_id\":5,\"counters\"" "$TMP/out"'
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+severity none
+event 2 254 16 4 0 old
+severity 3
+event 2 254 16 5 0 new
+EOF
+fake "$FSMSG" -F -j -q -t 0.5
+check "no SEVERITY (an older kernel): warning; SEVERITY 3: error" eval '[ "$(grep -c "\"severity\":\"warning\",\"severity_id\":2," "$TMP/out")" -eq 1 ] && grep "\"comm\":\"new\"" "$TMP/out" | grep -q "\"severity\":\"error\",\"severity_id\":3,"'
+
+# ---- kernel-side filters (FS_MSG_CMD_NOTIFY_FILTER_SET) --------------------
+F=$TMP/filters
+export FAKEGENL_FILTERS="$F"
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 a
+event 1 0 45 13 0 b
+EOF
+# kfilter OPTIONS...: the filter the fake kernel received, "" if none
+kfilter() { rm -f "$F"; fake "$FSMSG" -F -q -t 0.3 "$@"; cat "$F" 2>/dev/null; }
+check "no filter option: no filter sent" eval '[ -z "$(kfilter)" ] && [ "$(wc -l <"$TMP/out")" -eq 2 ]'
+check "-d 0:45: dev, on the socket that joined" eval '[ "$(kfilter -d 0:45)" = "member dev=0:45" ] && [ "$(wc -l <"$TMP/out")" -eq 1 ]'
+check "-d twice: two dev nests" eval '[ "$(kfilter -d 0:45 -d 254:16)" = "member dev=0:45 dev=254:16" ] && [ "$(wc -l <"$TMP/out")" -eq 2 ]'
+check "-T ext4 -T xfs -w meta-enospc -w 3: every value, in order" eval '[ "$(kfilter -T ext4 -T xfs -w meta-enospc -w 3)" = "member fstype=ext4 fstype=xfs warning=2 warning=3" ] && [ "$(wc -l <"$TMP/out")" -eq 1 ]'
+check "-u UUID --severity error: uuid (16 bytes) and severity 3; the kernel drops the warnings" eval '[ "$(kfilter -u $U --severity error)" = "member uuid=0c5f3a9e12344bcd8ef00123456789ab severity=3" ] && [ ! -s "$TMP/out" ]'
+check "--severity 1: severity alone" eval '[ "$(kfilter --severity 1)" = "member severity=1" ] && [ "$(wc -l <"$TMP/out")" -eq 2 ]'
+check "-d, -T, -u, -w and --severity together" eval '[ "$(kfilter -d 254:16 -T ext4 -u $U -w 2 --severity warning)" = "member dev=254:16 fstype=ext4 uuid=0c5f3a9e12344bcd8ef00123456789ab warning=2 severity=2" ] && [ "$(wc -l <"$TMP/out")" -eq 1 ]'
+MANY=
+for t in a b c d e f g h i j k l m n o p q; do MANY="$MANY -T t$t"; done
+# shellcheck disable=SC2086 # MANY is a word list
+check "17 -T values: more than the kernel takes, the key left to fsmsg" eval '[ "$(kfilter $MANY -w 1)" = "member warning=1" ] && [ ! -s "$TMP/out" ]'
+script <<EOF
+filter-unsupported
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 a
+event 1 0 45 13 0 b
+EOF
+rm -f "$F"
+fake "$FSMSG" -F -t 0.3 -T btrfs
+check "an older kernel (EOPNOTSUPP): fsmsg filters alone, silently" eval '[ $rc -eq 0 ] && [ ! -e "$F" ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -q " 0:45 btrfs vdc " "$TMP/out" && is "$TMP/err" "fsmsg: listening: FS_MSG/events"'
+script <<EOF
+filter-error
+fs 254 16 ext4 vdb $U 0 3 0
+event 2 254 16 4 0 a
+EOF
+fake "$FSMSG" -F -t 0.3 -T ext4
+check "filter refused: the extack message, exit 2" eval '[ $rc -eq 2 ] && [ ! -s "$TMP/out" ] && is "$TMP/err" "fsmsg: the kernel refused the message filter: fake: filter refused (Invalid input data or parameter)"'
+fake "$FSMSG" -F -t 0.3
+check "filter-error kernel, no filter option: nothing sent, runs" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ]'
+script <<EOF
+filter-deny
+fs 254 16 ext4 vdb $U 0 3 0
+EOF
+fake "$FSMSG" -F -t 0.3 -w enospc
+check "filter not permitted: CAP_SYS_ADMIN, exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: setting the kernel'"'"'s message filter needs CAP_SYS_ADMIN (run fsmsg as root)"'
+unset FAKEGENL_FILTERS
+
 # ---- under valgrind --------------------------------------------------------
 if command -v "$VALGRIND" >/dev/null 2>&1; then
 	script <<EOF
