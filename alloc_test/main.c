@@ -21,6 +21,14 @@
 #define MAX_THREADS	512
 #define MAX_SECONDS	1e6
 
+#ifndef ALLOC_TEST_VERSION
+#define ALLOC_TEST_VERSION "1.0.0"	/* the Makefile's VERSION */
+#endif
+
+/* Exit status: 0 and 1 are what the guest's tests check; 64 is sysexits'
+ * EX_USAGE. */
+enum { EXIT_ENOSPC = 0, EXIT_BOUND = 1, EXIT_ERROR = 2, EXIT_USAGE = 64 };
+
 atomic_int stop_requested;
 
 static const char *const mode_names[] = {
@@ -72,6 +80,7 @@ static const char help_text[] =
 "  -j, --json                  print the report as one JSON object\n"
 "  -q, --quiet                 no notes on stderr (errors are still printed)\n"
 "  -h, --help                  print this help\n"
+"  -V, --version               print the version\n"
 "\n"
 "Flood mode:\n"
 "      --flood-op OP           write (default): one block at the end of the\n"
@@ -103,9 +112,16 @@ static const char help_text[] =
 "errors names the errno of each other failure; bytes counts data written or\n"
 "allocated (mmap: whole pages; symlinks: target bytes).\n"
 "\n"
-"Exit status: 0 ENOSPC was reached; 1 a bound (COUNT, --max-ops, --max-bytes,\n"
-"--ops, --seconds) ended the run before any ENOSPC; 2 usage error, a failure\n"
-"other than ENOSPC, or interrupted.\n";
+"A failure before the first operation (opening DIR, making the work folder,\n"
+"memory) is counted as one failed operation with its errno, result=error.\n"
+"\n"
+"Exit status (every status but 64 comes with the report line):\n"
+"   0  ENOSPC was reached (result=enospc)\n"
+"   1  a bound (COUNT, --max-ops, --max-bytes, --ops, --seconds) ended the run\n"
+"      before any ENOSPC (result=bound)\n"
+"   2  runtime error (result=error): a failure other than ENOSPC, DIR or the\n"
+"      work folder unusable, a cleanup failure, SIGINT or SIGTERM\n"
+"  64  usage error: no report line, the reason on stderr\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
@@ -116,7 +132,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs("\nTry 'alloc_test --help' for more information.\n", stderr);
-	exit(2);
+	exit(EXIT_USAGE);
 }
 
 static uint64_t number(const char *opt, const char *s, bool suffixes, uint64_t min, uint64_t max)
@@ -209,6 +225,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "flood-op", required_argument, NULL, OPT_FLOOD_OP },
 		{ "threads", required_argument, NULL, 't' },
 		{ "ops", required_argument, NULL, OPT_OPS },
@@ -225,7 +242,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	*cfg = (struct config){ .mode = M_BUFFERED, .file_size = 64ULL << 20, .symlink_len = 200,
 				.threads = 1 };
 	opterr = 0;	/* our own messages, which name alloc_test, not argv[0] */
-	while ((c = getopt_long(argc, argv, ":m:b:kjqht:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:b:kjqhVt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			cfg->mode = parse_mode(optarg);
@@ -277,7 +294,10 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 			break;
 		case 'h':
 			fputs(help_text, stdout);
-			exit(fflush(stdout) || ferror(stdout) ? 2 : 0);
+			exit(fflush(stdout) || ferror(stdout) ? EXIT_ERROR : 0);
+		case 'V':
+			puts("alloc_test " ALLOC_TEST_VERSION);
+			exit(fflush(stdout) || ferror(stdout) ? EXIT_ERROR : 0);
 		case OPT_FLOOD_OP:
 			cfg->flood_op = parse_flood_op(optarg);
 			given |= G_FLOOD;
@@ -302,7 +322,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 			usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
 			/* A known optopt means a long option given "=value". */
-			if (optopt && optopt < 256 && !strchr("mbkjqht", optopt))
+			if (optopt && optopt < 256 && !strchr("mbkjqhVt", optopt))
 				usage_error("unknown option '-%c'", optopt);
 			if (optopt)
 				usage_error("option '%s' takes no argument", argv[optind - 1]);
@@ -466,32 +486,49 @@ static void bound_note(const struct config *cfg, const struct run *r)
 		note("the flood got no ENOSPC: the filesystem is not full");
 }
 
+/*
+ * A failure before the first operation: one failed operation with errno ERR
+ * (an ENOSPC among them is counted as enospc, like any failing syscall), so
+ * that the report still says what went wrong. The run ends with result=error.
+ */
+static void setup_error(struct run *r, const char *path, const char *what, int err)
+{
+	if (path)
+		errmsg(path, NULL, what, err);
+	else
+		note("%s", strerror(err));
+	count_op(&r->c, err, 0, false);
+	r->failed = true;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct config cfg;
-	struct run r = { .cfg = &cfg };
+	struct run r = { .cfg = &cfg, .wfd = -1 };
 	const char *result;
-	char *wname, *wpath = NULL;
-	double t0, elapsed;
-	int dfd, code = 2;
+	char *wname = NULL, *wpath = NULL;
+	double t0, elapsed = 0;
+	bool made = false;
+	int dfd, code;
 
 	parse_args(argc, argv, &cfg);
 
 	dfd = open(cfg.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
-		errmsg(cfg.dir, NULL, NULL, errno);
-		return 2;
+		setup_error(&r, cfg.dir, NULL, errno);
+		goto done;
 	}
 	if (cfg.workdir_name)
 		wname = strdup(cfg.workdir_name);
 	else if (asprintf(&wname, "alloc_test.%ld", (long)getpid()) < 0)
 		wname = NULL;
-	if (!wname) {
-		note("out of memory");
-		goto out;
+	if (wname)
+		wpath = join_path(cfg.dir, wname);
+	if (!wpath) {
+		setup_error(&r, NULL, NULL, ENOMEM);
+		goto done;
 	}
-	wpath = join_path(cfg.dir, wname);
 	/*
 	 * Made before filling: on a full filesystem the mkdir could fail.  A
 	 * named folder may exist already, empty, made before the filesystem
@@ -499,19 +536,22 @@ int main(int argc, char **argv)
 	 */
 	if (mkdirat(dfd, wname, 0755)) {
 		if (errno != EEXIST || !cfg.workdir_name) {
-			errmsg(wpath, NULL, "mkdir", errno);
-			goto out;
+			setup_error(&r, wpath, "mkdir", errno);
+			goto done;
 		}
 		if (!empty_dir(dfd, wname)) {
-			errmsg(wpath, NULL, NULL, errno);
-			goto out;
+			setup_error(&r, wpath, NULL, errno);
+			goto done;
 		}
+	} else {
+		made = true;
 	}
 	r.wfd = openat(dfd, wname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r.wfd < 0) {
-		errmsg(wpath, NULL, "open", errno);
-		unlinkat(dfd, wname, AT_REMOVEDIR);
-		goto out;
+		setup_error(&r, wpath, "open", errno);
+		if (made)
+			unlinkat(dfd, wname, AT_REMOVEDIR);
+		goto done;
 	}
 	r.wpath = wpath;
 
@@ -521,6 +561,7 @@ int main(int argc, char **argv)
 		if (posix_memalign(&r.buf, (size_t)sysconf(_SC_PAGESIZE), cfg.block_size)) {
 			note("out of memory for a %zu byte block", cfg.block_size);
 			r.buf = NULL;
+			count_op(&r.c, ENOMEM, 0, false);
 			r.failed = true;
 		} else {
 			fill_pattern(r.buf, cfg.block_size);
@@ -547,30 +588,31 @@ int main(int argc, char **argv)
 		r.failed = true;
 	}
 
+done:
 	if (r.failed || r.interrupted) {
 		result = "error";
-		code = 2;
+		code = EXIT_ERROR;
 	} else if (r.c.enospc) {
 		result = "enospc";
-		code = 0;
+		code = EXIT_ENOSPC;
 	} else {
 		result = "bound";
-		code = 1;
+		code = EXIT_BOUND;
 	}
 	report(&cfg, &r, elapsed, result);
 	if (fflush(stdout) || ferror(stdout)) {
 		note("cannot write the report: %s", strerror(errno));
-		code = 2;
+		code = EXIT_ERROR;
 	}
 	if (r.interrupted)
 		note("interrupted by a signal");
-	if (!cfg.quiet && code == 1)
+	if (!cfg.quiet && code == EXIT_BOUND)
 		bound_note(&cfg, &r);
-	if (!cfg.quiet && cfg.keep)
+	if (!cfg.quiet && cfg.keep && r.wfd >= 0)
 		note("kept %s", wpath);
 	free(r.buf);
-out:
-	close(dfd);
+	if (dfd >= 0)
+		close(dfd);
 	free(wpath);
 	free(wname);
 	return code;

@@ -32,15 +32,14 @@ void errmsg(const char *path, const char *name, const char *what, int err)
 		what ? what : "", what ? ": " : "", strerror(err));
 }
 
+/* DIR/NAME, or NULL when out of memory. */
 char *join_path(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);
 	char *p;
 
-	if (asprintf(&p, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name) < 0) {
-		fputs("alloc_test: out of memory\n", stderr);
-		exit(2);
-	}
+	if (asprintf(&p, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name) < 0)
+		return NULL;
 	return p;
 }
 
@@ -144,6 +143,10 @@ int remove_tree(int parent_fd, const char *parent_path, const char *name)
 	bool is_dir;
 	DIR *d;
 
+	if (!path) {
+		note("%s/%s: out of memory", parent_path, name);
+		return -1;
+	}
 	fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
 		errmsg(path, NULL, "open", errno);

@@ -12,6 +12,8 @@
 #   ALLOC_TEST_PLAIN  unsanitized dynamic build, for the valgrind runs
 #   ALLOC_TEST_STATIC static build, checked to be static and to run
 #   ENOSPC_SHIM       enospc_shim.so
+#   ALLOC_TEST_VERSION  the Makefile's VERSION, which --version must print
+#   ALLOC_TEST_MAN    the man page, checked and installed with MAKE install
 #   TMPDIR            where the temporary folders go
 
 BIN=${ALLOC_TEST:?set ALLOC_TEST to the alloc_test binary}
@@ -146,13 +148,13 @@ t() {
 	if [ -n "$why" ]; then fail "$desc" "$why"; else pass "$desc"; fi
 }
 
-# usage DESC TEXT ARGS...: exit status 2, TEXT on stderr, nothing on stdout.
+# usage DESC TEXT ARGS...: exit status 64, TEXT on stderr, nothing on stdout.
 usage() {
 	desc=$1 text=$2
 	shift 2
 	run "$@"
-	if [ "$rc" != 2 ]; then
-		fail "$desc" "exit status $rc, expected 2"
+	if [ "$rc" != 64 ]; then
+		fail "$desc" "exit status $rc, expected 64"
 	elif [ -n "$out" ]; then
 		fail "$desc" "unexpected stdout"
 	else
@@ -193,6 +195,27 @@ if [ "$rc" = 0 ] && [ -z "$err" ] && printf '%s\n' "$out" | grep -q '^Usage: all
 else
 	fail "--help exits 0 with the usage on stdout" "exit status or text"
 fi
+case $out in
+*"Exit status"*" 0  ENOSPC was reached"*" 1  a bound"*" 2  runtime error"*" 64  usage error"*)
+	pass "--help documents exit statuses 0, 1, 2 and 64" ;;
+*)	fail "--help documents exit statuses 0, 1, 2 and 64" "exit status text" ;;
+esac
+for v in --version -V; do
+	run $v
+	if [ "$rc" = 0 ] && [ -z "$err" ] && [ "$out" = "alloc_test ${ALLOC_TEST_VERSION:-1.0.0}" ]; then
+		pass "$v prints 'alloc_test ${ALLOC_TEST_VERSION:-1.0.0}', exits 0"
+	else
+		fail "$v prints 'alloc_test ${ALLOC_TEST_VERSION:-1.0.0}', exits 0" "exit status or text"
+	fi
+done
+case $(printf '%s\n' "${ALLOC_TEST_VERSION:-1.0.0}") in
+[0-9]*.[0-9]*.[0-9]*) pass "the version is MAJOR.MINOR.PATCH, as fsmsg's" ;;
+*) fail "the version is MAJOR.MINOR.PATCH, as fsmsg's" "$ALLOC_TEST_VERSION" ;;
+esac
+cmd="$BIN --version >&-"
+"$BIN" --version >&- 2>"$top/err"
+rc=$?
+if [ "$rc" = 2 ]; then pass "--version to a closed stdout: exit 2"; else fail "--version to a closed stdout: exit 2" "exit status $rc"; fi
 none=$top/none	# if a usage test's arguments were accepted, the run fails harmlessly
 usage "no arguments: missing DIR" "missing DIR"
 usage "usage errors point to --help" "Try 'alloc_test --help'"
@@ -200,6 +223,7 @@ usage "unknown long option" "unknown option '--bogus'" --bogus "$none"
 usage "unknown short option" "unknown option '-Z'" -Z "$none"
 usage "unknown short option in a cluster" "unknown option '-Z'" -qZ "$none"
 usage "argument to a flag" "option '--keep=1' takes no argument" --keep=1 "$none"
+usage "argument to --version" "option '--version=1' takes no argument" --version=1
 usage "option without its argument" "needs an argument" "$none" --max-ops
 usage "bad number: letters" "invalid number 'abc' for --max-ops" --max-ops abc "$none"
 usage "bad number: negative" "invalid number '-1' for --max-ops" --max-ops -1 "$none"
@@ -236,15 +260,43 @@ usage "O_DIRECT block size" "multiple of 512" -m direct -b 1000 "$none"
 usage "mmap window size" "multiple of the page size" -m mmap -b 1000 "$none"
 usage "--file-size below the block size" "--file-size must be at least" -b 8K --file-size 4K "$none"
 usage "--workdir-name with a slash" "plain file name" --workdir-name a/b "$none"
+
+# setup DESC FIELDS TEXT ARGS...: a runtime error before the first operation:
+# exit 2, the report line with FIELDS (result=error, the errno), TEXT on stderr.
+setup() {
+	desc=$1 fields=$2 text=$3
+	shift 3
+	run "$@"
+	why=$(why_report 2 "$fields")
+	case $err in
+	*"$text"*) ;;
+	*) why=${why:-"stderr lacks '$text'"} ;;
+	esac
+	if [ -z "$why" ]; then pass "$desc"; else fail "$desc" "$why"; fi
+}
 fresh
-usage "nonexistent DIR" "$d/none: No such file or directory" --max-ops 1 "$d/none"
+setup "nonexistent DIR: exit 2, report with the errno" \
+	"mode=buffered ops=1 ok=0 enospc=0 short=0 other=1 errors=ENOENT:1 bytes=0 result=error" \
+	"$d/none: No such file or directory" --max-ops 1 "$d/none"
 : >"$d/file"
-usage "DIR is a file" "$d/file: Not a directory" --max-ops 1 "$d/file"
+setup "DIR is a file: exit 2, report with ENOTDIR" "ops=1 other=1 errors=ENOTDIR:1 result=error" \
+	"$d/file: Not a directory" -m files --max-ops 1 "$d/file"
+fresh
+run --json --max-ops 1 "$d/none"
+if [ "$rc" = 2 ] && python3 -c 'import json, sys
+j = json.loads(sys.argv[1])
+assert j["errors"] == {"ENOENT": 1} and j["ops"] == 1 and j["other"] == 1 and j["result"] == "error"' "$out" 2>/dev/null; then
+	pass "nonexistent DIR: --json report with the errno"
+else
+	fail "nonexistent DIR: --json report with the errno" "JSON"
+fi
 chmod 500 "$d"
 if [ "$(id -u)" = 0 ]; then
-	skip "unwritable DIR" "root can write anywhere"
+	skip "unwritable DIR: mkdir of the work folder fails, report with EACCES" "root can write anywhere"
 else
-	usage "unwritable DIR" "mkdir: Permission denied" --max-ops 1 "$d"
+	setup "unwritable DIR: mkdir of the work folder fails, report with EACCES" \
+		"ops=1 ok=0 other=1 errors=EACCES:1 result=error" "mkdir: Permission denied" --max-ops 1 "$d"
+	check "unwritable DIR: nothing made" test -z "$(ls -A "$d")"
 fi
 chmod 700 "$d"
 
@@ -331,11 +383,10 @@ check "mmap: sparse files of 4, 4 and 2 pages, one byte per page stored" test -n
 	"$(od -An -v -tu1 "$w/data.000000" 2>/dev/null | tr -s ' ' '\n' | grep -c '^1$')" = 4
 t "--workdir-name names the folder" 1 "ops=1" -m files --max-ops 1 --keep --workdir-name mine
 check "--workdir-name: DIR/mine exists" test -f "$d/mine/file.0"
-run -m files --max-ops 1 --workdir-name mine "$d"
-case $rc:$err in
-2:*"$d/mine: Directory not empty"*) pass "--workdir-name: an existing folder with files is an error" ;;
-*) fail "--workdir-name: an existing folder with files is an error" "expected exit 2 and Directory not empty" ;;
-esac
+setup "--workdir-name: an existing folder with files is an error, report with ENOTEMPTY" \
+	"mode=files ops=1 ok=0 other=1 errors=ENOTEMPTY:1 result=error" "$d/mine: Directory not empty" \
+	-m files --max-ops 1 --workdir-name mine "$d"
+check "--workdir-name: the existing folder and its file are left alone" test -f "$d/mine/file.0"
 rm -r "$d/mine" && mkdir "$d/mine"
 t "--workdir-name: an existing empty folder is used" 1 "ops=2 ok=2" -m files --max-ops 2 --keep --workdir-name mine
 check "--workdir-name: the files are in the existing folder" test -f "$d/mine/file.1"
@@ -455,6 +506,17 @@ assert j["errors"] == {"EIO": 1} and j["other"] == 1 and j["result"] == "error"'
 	t "shim: fallocate" 0 "mode=fallocate ops=4 ok=3 enospc=1 bytes=3145728 result=enospc" -m fallocate --max-ops 1000
 	PRE="env LD_PRELOAD=$SHIM SHIM_AFTER=10 SHIM_FUNC=openat"
 	t "shim: files --after-full 2" 0 "mode=files ops=13 ok=10 enospc=3 result=enospc" -m files --after-full 2 --max-ops 1000
+	PRE="env LD_PRELOAD=$SHIM SHIM_FUNC=mkdirat"
+	fresh
+	setup "shim: no room for the work folder: exit 2, enospc=1, result=error" \
+		"mode=files ops=1 ok=0 enospc=1 short=0 other=0 errors=- bytes=0 result=error" \
+		"mkdir: No space left on device" -m files --max-ops 1000 "$d"
+	check "shim: no room for the work folder: nothing left" test -z "$(ls -A "$d")"
+	PRE="env LD_PRELOAD=$SHIM SHIM_FUNC=mkdirat SHIM_ERRNO=13"
+	fresh
+	setup "shim: mkdir of the work folder EACCES: exit 2, report with the errno" \
+		"ops=1 ok=0 enospc=0 other=1 errors=EACCES:1 result=error" "mkdir: Permission denied" \
+		-m dirs --max-ops 1000 "$d"
 	# The work folder is the first mkdirat.
 	PRE="env LD_PRELOAD=$SHIM SHIM_AFTER=11 SHIM_FUNC=mkdirat"
 	t "shim: dirs" 0 "mode=dirs ops=11 ok=10 enospc=1 result=enospc" -m dirs --max-ops 1000
@@ -538,6 +600,46 @@ else
 	t "static build: bounded run" 1 "mode=files ops=5 ok=5 result=bound" -m files --max-ops 5
 	t "static build: flood threads" 1 "ops=6 ok=6 threads=3" -m flood --no-fill -t 3 --ops 2
 	BIN=$saved
+fi
+
+### The man page and make install
+
+MAN=${ALLOC_TEST_MAN:-}
+if [ -z "$MAN" ] || [ ! -f "$MAN" ]; then
+	skip "man page" "ALLOC_TEST_MAN not set"
+else
+	check "man page: .TH names version ${ALLOC_TEST_VERSION:-1.0.0}" \
+		grep -q "^\.TH ALLOC_TEST 1 .*\"alloc_test ${ALLOC_TEST_VERSION:-1.0.0}\"" "$MAN"
+	check "man page: EXIT STATUS lists 0, 1, 2 and 64" sh -c "sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' '$MAN' |
+		grep -x '\.B [0-9]*' | tr '\n' ' ' | grep -qx '.B 0 .B 1 .B 2 .B 64 '"
+	check "man page: --version documented" grep -q 'BR \\-V ", " \\-\\-version' "$MAN"
+	if command -v man >/dev/null; then
+		warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$MAN" 2>&1 >/dev/null)
+		check "man page: man --warnings is silent" test -z "$warn"
+	else
+		skip "man page: man --warnings" "man not installed"
+	fi
+	inst=$top/inst
+	if ${MAKE:-make} -s install DESTDIR="$inst" PREFIX=/opt/at >"$top/out" 2>"$top/err"; then
+		check "make install DESTDIR PREFIX: the binary in PREFIX/bin, the page in PREFIX/share/man/man1" \
+			test -x "$inst/opt/at/bin/alloc_test" -a -f "$inst/opt/at/share/man/man1/alloc_test.1"
+		check "make install: the installed binary runs --version" \
+			test "$("$inst/opt/at/bin/alloc_test" --version)" = "alloc_test ${ALLOC_TEST_VERSION:-1.0.0}"
+		check "make install: the man page is 0644" test "$(stat -c %a "$inst/opt/at/share/man/man1/alloc_test.1")" = 644
+	else
+		cmd="make install DESTDIR=$inst" rc=$?
+		fail "make install DESTDIR PREFIX" "make install failed"
+	fi
+fi
+
+### The README documents the exit statuses
+
+README=${ALLOC_TEST_MAN:+$(dirname "$ALLOC_TEST_MAN")/README.md}
+if [ -n "$README" ] && [ -f "$README" ]; then
+	check "README: exit statuses 0, 1, 2 and 64" sh -c "sed -n '/^## Exit status/,\$p' '$README' |
+		grep -o '^- [0-9]*:' | tr '\n' ' ' | grep -qx '\- 0: - 1: - 2: - 64: '"
+else
+	skip "README exit statuses" "README not found"
 fi
 
 echo "1..$n"
