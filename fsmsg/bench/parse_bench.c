@@ -140,6 +140,7 @@ static void put_warning(struct raw *r, const struct bench_fs *fs,
 	raw_uint(r, FS_MSG_A_SUPPRESSED, suppressed);
 	raw_uint(r, FS_MSG_A_SB_ID, (uint64_t)(fs - filesystems) + 1);
 	raw_uint(r, FS_MSG_A_BOOTTIME, ts - 1796000000000000000ULL);
+	raw_u32(r, FS_MSG_A_SEVERITY, FS_MSG_SEVERITY_WARNING);
 	raw_end(r);
 }
 

@@ -135,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fsm_filter_init(&f2);
 	fsm_filter_add_uuid(&f2, uuid);
 	fsm_filter_add_dev(&f2, 254, 16);
+	f2.min_severity = FS_MSG_SEVERITY_ERROR;
 	mon[0].filter = &f;
 	mon[1].filter = &f2;
 	for (int i = 0; i < 2; i++) {

@@ -111,5 +111,36 @@ int main(int argc, char **argv)
 	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 20, 1, "cp");
 	err |= save(argv[1], "dump-then-event", &r);
 
+	/* Summaries: held-back warnings, no task; one with a label. */
+	raw_summary(&r, FS_MSG_WARN_ENOSPC, 120, 37, FS_MSG_SEVERITY_WARNING, NULL);
+	err |= save(argv[1], "summary", &r);
+	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 4, 0, "a");
+	raw_summary(&r, FS_MSG_WARN_META_ENOSPC, 9, 5, FS_MSG_SEVERITY_ERROR,
+		    "my vol: \"x\"\\\x01\xc3\xa9\xff");
+	raw_full_event(&r, FS_MSG_WARN_META_ENOSPC, 10, 0, "b");
+	err |= save(argv[1], "event-summary-event-label", &r);
+
+	/* An event of every severity, labelled; a dump reply with a label. */
+	{
+		static const uint64_t sb = 3;
+
+		for (uint32_t sev = 1; sev <= 5; sev++) {
+			raw_begin(&r, FS_MSG_CMD_WARNING);
+			raw_u32(&r, FS_MSG_A_WARNING, FS_MSG_WARN_ENOSPC);
+			raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+			raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+			raw_uint(&r, FS_MSG_A_COUNT, sev);
+			raw_u32(&r, FS_MSG_A_SEVERITY, sev);
+			raw_str(&r, FS_MSG_A_LABEL, "data");
+			raw_end(&r);
+		}
+		err |= save(argv[1], "events-severities-label", &r);
+		raw_fs_row_label(&r, 254, 16, "ext4", "vdb", test_uuid, counts,
+				 lasts, NULL, &sb, "my data");
+		raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+		raw_end(&r);
+		err |= save(argv[1], "dump-label", &r);
+	}
+
 	return err ? 1 : 0;
 }
