@@ -13,6 +13,7 @@ struct entry {
 	bool used;
 	uint64_t last;		/* last known cumulative count */
 	uint64_t ts;		/* newest warning timestamp known, 0: none */
+	uint32_t severity;	/* of the latest message, 0: none seen */
 };
 
 struct fsm_acct {
@@ -138,6 +139,22 @@ bool fsm_acct_get(const struct fsm_acct *a, const struct fsm_key *k,
 	if (e)
 		*count = e->last;
 	return e != NULL;
+}
+
+void fsm_acct_set_severity(struct fsm_acct *a, const struct fsm_key *k,
+			   uint32_t severity)
+{
+	struct entry *e = find(a, k);
+
+	if (e)
+		e->severity = severity;
+}
+
+uint32_t fsm_acct_severity(const struct fsm_acct *a, const struct fsm_key *k)
+{
+	const struct entry *e = find(a, k);
+
+	return e ? e->severity : 0;
 }
 
 bool fsm_remounted(uint64_t ts_ns, uint64_t known_ns)

@@ -48,6 +48,14 @@ bool fsm_acct_get(const struct fsm_acct *a, const struct fsm_key *k,
 		  uint64_t *count);
 
 /*
+ * The severity of the latest message of a tracked key (0: none seen), so
+ * that a missed-warning report can be filtered as its messages are.
+ */
+void fsm_acct_set_severity(struct fsm_acct *a, const struct fsm_key *k,
+			   uint32_t severity);
+uint32_t fsm_acct_severity(const struct fsm_acct *a, const struct fsm_key *k);
+
+/*
  * Seed from the dump taken right after subscribing: warnings up to @count
  * happened before fsmsg listened, or are still queued on its socket.
  * Returns 0, or -1 when the key cannot be tracked.

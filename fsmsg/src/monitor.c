@@ -190,9 +190,16 @@ static int report_missed(struct fsm_monitor *m, const struct fsm_missed *ms,
 {
 	int ret = 0;
 
+	struct fsm_key key = { ms->major, ms->minor, ms->warning };
+	uint32_t sev = fsm_acct_severity(m->acct, &key);
+
 	if (!fsm_filter_warning(m->filter, ms->warning) ||
 	    !fsm_filter_fs(m->filter, ms->major, ms->minor, ms->fstype,
 			   ms->has_uuid ? ms->uuid : NULL))
+		return 0;
+	/* --severity: as the key's messages, those of a key never seen
+	 * counting as warnings (the kernel's filter may keep them away). */
+	if ((sev ? sev : FS_MSG_SEVERITY_WARNING) < m->filter->min_severity)
 		return 0;
 	m->missed += ms->missed;
 	if (m->metrics) {
@@ -253,6 +260,7 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 			ev.count, ev.has_suppressed ? ev.suppressed : 0,
 			ev.has_timestamp ? ev.timestamp_ns : 0, &missed) < 0)
 		acct_full(m);
+	fsm_acct_set_severity(m->acct, &key, ev.severity);
 	if (missed) {
 		struct fsm_missed ms = {
 			.major = ev.major, .minor = ev.minor,

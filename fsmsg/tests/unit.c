@@ -3037,6 +3037,41 @@ static void test_summary(void)
 	cap_finish(&c);
 	ok(c.outlen == 0 && c.m.missed == 0, "--severity error: warnings and summaries left out, nothing missed");
 	cap_free(&c);
+
+	/*
+	 * --severity error and an overrun: the kernel's filter kept the
+	 * warnings of severity warning away, so the resync finds them
+	 * "missing"; they are no more reported than their messages. A key
+	 * whose messages were errors is.
+	 */
+	{
+		static const uint64_t counts_later[3] = { 0, 20, 2 };
+		struct fsm_fs_list later = { 0 };
+
+		cap_init(&c, false);
+		c.f.min_severity = FS_MSG_SEVERITY_ERROR;
+		fsm_monitor_seed(&c.m, &l);
+		raw_begin(&r, FS_MSG_CMD_WARNING);
+		raw_u32(&r, FS_MSG_A_WARNING, 2);
+		raw_u32(&r, FS_MSG_A_DEV_MAJOR, 254);
+		raw_u32(&r, FS_MSG_A_DEV_MINOR, 16);
+		raw_uint(&r, FS_MSG_A_COUNT, 4);
+		raw_u32(&r, FS_MSG_A_SEVERITY, FS_MSG_SEVERITY_ERROR);
+		raw_end(&r);
+		feed(&c, &r);
+		raw_free(&r);
+		fsm_monitor_overrun(&c.m);
+		raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_later, lasts_a);
+		fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+		raw_free(&r);
+		fsm_monitor_resync(&c.m, &later, RECV);
+		cap_finish(&c);
+		ok(c.m.events == 1 && c.m.missed == 16 && strstr(c.err, "missed 16 meta-enospc") &&
+		   !strstr(c.err, "inode-enospc"),
+		   "--severity error, resync: the error key's loss reported, the inode key (never seen, a warning) not");
+		cap_free(&c);
+		fsm_fs_list_free(&later);
+	}
 	fsm_fs_list_free(&l);
 }
 
