@@ -764,7 +764,7 @@ static void set_kernel_filter(struct app *app)
 {
 	struct kfilter_ack ack = { .done = false };
 	struct nl_msg *msg = nlmsg_alloc();
-	struct nl_cb *cb;
+	struct nl_cb *cb, *orig;
 	int one = 1, err;
 
 	if (!msg)
@@ -780,7 +780,12 @@ static void set_kernel_filter(struct app *app)
 	/* The kernel's reason comes in the extended ack. */
 	setsockopt(nl_socket_get_fd(app->ev), SOL_NETLINK, NETLINK_EXT_ACK,
 		   &one, sizeof(one));
-	cb = nl_cb_clone(nl_socket_get_cb(app->ev));
+	/* nl_socket_get_cb() takes a reference: put it after cloning. */
+	orig = nl_socket_get_cb(app->ev);
+	if (!orig)
+		oom();
+	cb = nl_cb_clone(orig);
+	nl_cb_put(orig);
 	if (!cb)
 		oom();
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, kfilter_ack_cb, &ack);

@@ -720,6 +720,23 @@ EOF
 	# shellcheck disable=SC2086
 	fake $VG "$FSMSG" -l -T btrfs
 	check "valgrind: --list clean" eval '[ $rc -eq 0 ] && grep -q "^vdc " "$TMP/out"'
+	script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0 5 scratch
+event 2 254 16 4 0 a
+held 2 254 16 5
+summary 2 254 16 5 1
+event 2 254 16 6 0 b
+EOF
+	# shellcheck disable=SC2086
+	FAKEGENL_FILTERS=$TMP/vg.filters fake $VG "$FSMSG" -F -j -d 254:16 -T ext4 -u "$U" -w 2 --severity warning -t 0.5
+	check "valgrind: kernel filter, summary, label: clean" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 3 ] && grep -q "\"event\":\"summary\"" "$TMP/out" && [ -s "$TMP/vg.filters" ]'
+	script <<EOF
+filter-error
+fs 254 16 ext4 vdb $U 0 3 0
+EOF
+	# shellcheck disable=SC2086
+	fake $VG "$FSMSG" -F -T ext4 -t 0.5
+	check "valgrind: filter refused with an extack, exit 2: clean" eval '[ $rc -eq 2 ] && grep -q "fake: filter refused" "$TMP/err"'
 else
 	n=$((n + 1))
 	echo "ok $n - valgrind runs # SKIP valgrind not installed"
