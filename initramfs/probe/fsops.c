@@ -16,14 +16,26 @@
  *   fsops subvol DIR NAME           ioctl(BTRFS_IOC_SUBVOL_CREATE)
  *   fsops snapshot SUBVOL DIR NAME  ioctl(BTRFS_IOC_SNAP_CREATE_V2)
  *   fsops write PATH SIZE [direct]  open(O_CREAT) and one write() of SIZE
- *                                   bytes (O_DIRECT|O_SYNC with "direct");
- *                                   a short write is an error
+ *                                   bytes (O_DIRECT|O_SYNC with "direct")
+ *   fsops pwrite PATH OFFSET SIZE   open(O_CREAT) and one pwrite() of SIZE
+ *                                   bytes at OFFSET
+ *                                   (both print "short N" when the call
+ *                                   returned N < SIZE: the call succeeded)
  *   fsops create PATH               open(O_CREAT|O_EXCL)
  *   fsops mmapwrite PATH SIZE       store one byte into each page of a
  *                                   MAP_SHARED window of SIZE bytes (the
  *                                   file is extended to SIZE first); SIGBUS
  *                                   is taken as ENOSPC
+ *   fsops fragment PATH N [full]    N 4 KiB blocks of 'x' with O_DIRECT, at
+ *                                   every other block from the last to the
+ *                                   first: N extents with holes between
+ *                                   (with "full" the holes are written with
+ *                                   zeros: the same data, and no holes)
  *   fsops fsuid UID SUBCOMMAND...   setfsuid(UID), then SUBCOMMAND
+ *   fsops xfsresblks PATH [N]       print XFS's reserved block pool
+ *                                   ("RESBLKS AVAIL"), set it to N first if
+ *                                   given (XFS_IOC_SET_RESBLKS, as xfs_io's
+ *                                   resblks)
  *
  * Exit status: 0 the call succeeded, 1 it failed with ENOSPC ("ENOSPC" on
  * stdout), 2 usage or any other failure (the error on stderr).
@@ -55,7 +67,9 @@ static void usage(void)
 		"             acl PATH N | clone SRC DST | clonerange SRC DST LEN |\n"
 		"             dedupe SRC DST LEN | subvol DIR NAME |\n"
 		"             snapshot SUBVOL DIR NAME | write PATH SIZE [direct] |\n"
-		"             create PATH | mmapwrite PATH SIZE | fsuid UID SUBCOMMAND...\n");
+		"             pwrite PATH OFFSET SIZE | fragment PATH N [full] |\n"
+		"             create PATH | mmapwrite PATH SIZE | fsuid UID SUBCOMMAND... |\n"
+		"             xfsresblks PATH [N]\n");
 	exit(2);
 }
 
@@ -219,7 +233,8 @@ static int do_snapshot(const char *subvol, const char *dir, const char *name)
 		      "BTRFS_IOC_SNAP_CREATE_V2");
 }
 
-static int do_write(const char *path, long long size, int direct)
+static int do_write(const char *path, long long off, long long size,
+		    int direct)
 {
 	int fd = open_or_die(path, O_WRONLY | O_CREAT |
 			     (direct ? O_DIRECT | O_SYNC : 0));
@@ -229,15 +244,55 @@ static int do_write(const char *path, long long size, int direct)
 	if (posix_memalign(&buf, 4096, size ? size : 1))
 		die("posix_memalign");
 	memset(buf, 'x', size);
-	n = write(fd, buf, size);
-	if (n >= 0 && n != size) {
-		fprintf(stderr, "fsops write: %s: short write, %zd of %lld bytes\n",
-			path, n, size);
-		return 2;
-	}
+	n = off < 0 ? write(fd, buf, size) : pwrite(fd, buf, size, off);
 	if (n < 0)
 		return result(-1, path);
+	if (n != size)
+		printf("short %zd\n", n);
 	return result(close(fd), "close");
+}
+
+static int do_fragment(const char *path, long long n, int full)
+{
+	int fd = open_or_die(path, O_WRONLY | O_CREAT | O_DIRECT);
+	void *x, *zero;
+	long long i;
+
+	if (posix_memalign(&x, 4096, 4096) || posix_memalign(&zero, 4096, 4096))
+		die("posix_memalign");
+	memset(x, 'x', 4096);
+	memset(zero, 0, 4096);
+	for (i = n - 1; i >= 0; i--) {
+		if (pwrite(fd, x, 4096, 2 * i * 4096) != 4096)
+			return result(-1, path);
+		if (full && pwrite(fd, zero, 4096, (2 * i + 1) * 4096) != 4096)
+			return result(-1, path);
+	}
+	if (!full && ftruncate(fd, 2 * n * 4096) < 0)
+		return result(-1, "ftruncate");
+	return result(fsync(fd), "fsync");
+}
+
+/* xfs_fsop_resblks_t and its ioctls (fs/xfs/libxfs/xfs_fs.h) */
+struct xfs_resblks {
+	uint64_t resblks;
+	uint64_t resblks_avail;
+};
+#define XFS_IOC_SET_RESBLKS	_IOWR('X', 114, struct xfs_resblks)
+#define XFS_IOC_GET_RESBLKS	_IOR('X', 115, struct xfs_resblks)
+
+static int do_xfsresblks(const char *path, int set, uint64_t n)
+{
+	struct xfs_resblks r = { .resblks = n };
+	int fd = open_or_die(path, O_RDONLY);
+
+	if (set && ioctl(fd, XFS_IOC_SET_RESBLKS, &r) < 0)
+		return result(-1, "XFS_IOC_SET_RESBLKS");
+	if (ioctl(fd, XFS_IOC_GET_RESBLKS, &r) < 0)
+		return result(-1, "XFS_IOC_GET_RESBLKS");
+	printf("%llu %llu\n", (unsigned long long)r.resblks,
+	       (unsigned long long)r.resblks_avail);
+	return 0;
 }
 
 static sigjmp_buf bus_jmp;
@@ -314,7 +369,11 @@ static int run(int argc, char **argv)
 			usage();
 		if (argc != 3 && argc != 4)
 			usage();
-		return do_write(argv[1], number(argv[2]), argc == 4);
+		return do_write(argv[1], -1, number(argv[2]), argc == 4);
+	}
+	if (!strcmp(sub, "pwrite")) {
+		ARGS(3);
+		return do_write(argv[1], number(argv[2]), number(argv[3]), 0);
 	}
 	if (!strcmp(sub, "create")) {
 		ARGS(1);
@@ -324,6 +383,19 @@ static int run(int argc, char **argv)
 	if (!strcmp(sub, "mmapwrite")) {
 		ARGS(2);
 		return do_mmapwrite(argv[1], number(argv[2]));
+	}
+	if (!strcmp(sub, "fragment")) {
+		if (argc == 4 && strcmp(argv[3], "full"))
+			usage();
+		if (argc != 3 && argc != 4)
+			usage();
+		return do_fragment(argv[1], number(argv[2]), argc == 4);
+	}
+	if (!strcmp(sub, "xfsresblks")) {
+		if (argc != 2 && argc != 3)
+			usage();
+		return do_xfsresblks(argv[1], argc == 3,
+				     argc == 3 ? number(argv[2]) : 0);
 	}
 	if (!strcmp(sub, "fsuid")) {
 		uid_t uid;
