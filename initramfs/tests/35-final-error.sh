@@ -6,8 +6,9 @@
 #   and sends nothing; the next write(), which returns ENOSPC, sends one.
 # - An operation that succeeds on a full btrfs (a read that updates atime,
 #   a lookup, a stat) sends nothing and moves no counter.
-# - rename, setxattr, ACLs, reflink and dedupe, XFS write faults and btrfs
-#   subvolume and snapshot creation each send one warning per failed call.
+# - rename, setxattr, ACLs, reflink and dedupe and btrfs subvolume and
+#   snapshot creation each send one warning per failed call (XFS write
+#   faults: t_xfs_mmap in 40-xfs.sh).
 # - The task is named by its filesystem uid (setfsuid()).
 # - Kernel threads (the loop worker) are reported alike on every
 #   filesystem.
