@@ -20,7 +20,8 @@ rm -f "$out"/*.img "$out/images.env" "$out/drives"
 # each.  48 MiB with single metadata in 4 KiB nodes: about 5 MiB of metadata
 # instead of 32 MiB (DUP, 128 MiB), so about 2,000 entries fill it instead
 # of 19,000, and the reservations stay small enough that creating entries,
-# not the global reserve, is what fills it.
+# not the global reserve, is what fills it.  btrfs_full is filled once by the
+# first of the 35-final-error.sh cases that use it, and shared by them.
 # ext2 and ext3 files cannot be fallocated, so tests fill them with writes
 # through the page cache, which a debug kernel does at about 2 MB/s: keep
 # them small.
@@ -37,6 +38,7 @@ xfsi      xfs    64M  -i maxpct=1
 btrfs_files    btrfs  48M -m single -n 4096
 btrfs_dirs     btrfs  48M -m single -n 4096
 btrfs_symlinks btrfs  48M -m single -n 4096
+btrfs_full     btrfs  48M -m single -n 4096
 "
 
 mk() {

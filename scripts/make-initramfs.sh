@@ -1,14 +1,15 @@
 #!/bin/sh
 # Build the guest's initramfs without root: a gen_init_cpio list naming
-# busybox, the static fsmsg, alloc_test, fsmsg_probe and promcheck, the guest
+# busybox, the static fsmsg, alloc_test, fsmsg_probe, promcheck and fsops, the guest
 # scripts and the image records, with device nodes and owners written into
 # the archive.
 #
 # usage: make-initramfs.sh GEN_INIT_CPIO OUTPUT FSMSG ALLOC_TEST PROBE \
-#                          PROMCHECK IMAGES_ENV
+#                          PROMCHECK IMAGES_ENV FSOPS
 set -eu
 
 gen=$1 output=$2 fsmsg=$3 alloc_test=$4 probe=$5 promcheck=$6 images_env=$7
+fsops=${8:-}	# optional: the benchmark's initramfs has no use for it
 top=$(cd "$(dirname "$0")/.." && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 
@@ -46,6 +47,7 @@ list=$output.list
 	file /etc/group $top/initramfs/etc/group 644 0 0
 	file /init $top/initramfs/init 755 0 0
 	EOL
+	[ -z "$fsops" ] || echo "file /bin/fsops $fsops 755 0 0"
 	for d in lib tests; do
 		echo "dir /$d 755 0 0"
 		for f in "$top/initramfs/$d"/*.sh; do
