@@ -12,7 +12,7 @@ set -eu
 
 out=$1
 mkdir -p "$out"
-rm -f "$out"/*.img "$out/images.env" "$out/drives"
+rm -f "$out"/*.img "$out"/*.slice "$out/images.env" "$out/drives"
 
 # name fstype size mkfs-options
 # The btrfs metadata cases have an image each, which they leave full:
@@ -37,6 +37,15 @@ xfsi      xfs    64M  -i maxpct=1
 btrfs_files    btrfs  48M -m single -n 4096
 btrfs_dirs     btrfs  48M -m single -n 4096
 btrfs_symlinks btrfs  48M -m single -n 4096
+"
+
+# Disks that no one mounts at boot: each holds SLICES filesystems of
+# SIZE MiB one after the other, for cases that map them with dm-linear
+# (dmctl) and mount them themselves.  dumpset: enough superblocks that the
+# FS_MSG dump takes more than one datagram, and the stalled-device case.
+# name type slices size-MiB mkfs-options
+SLICED="
+dumpset   ext4   8  4    -N 64
 "
 
 mk() {
@@ -70,3 +79,38 @@ echo "$IMAGES" | while read -r name type size opts; do
 done
 echo "IMAGES=\"$(awk '{ printf "%s%s", sep, $1; sep = " " }' "$out/drives")\"" \
 	>> "$out/images.env"
+
+# mk_sliced NAME TYPE SLICES SIZE_MIB MKFS-OPTIONS: one disk of SLICES
+# filesystems; the guest finds slice I at sector I * SIZE_MIB * 2048.
+mk_sliced() {
+	name=$1 type=$2 slices=$3 size=$4
+	shift 4
+	img=$out/$name.img
+	slice=$out/$name.slice
+	truncate -s "$((slices * size))M" "$img"
+	i=0
+	while [ "$i" -lt "$slices" ]; do
+		rm -f "$slice"
+		truncate -s "${size}M" "$slice"
+		mkfs."$type" -q -F -L "$name$i" "$@" "$slice"
+		found=$(blkid -p -o value -s TYPE "$slice")
+		if [ "$found" != "$type" ]; then
+			echo "make-images: $name slice $i: blkid says '$found', not '$type'" >&2
+			exit 1
+		fi
+		dd if="$slice" of="$img" bs=1M seek="$((i * size))" conv=notrunc,sparse \
+			status=none
+		i=$((i + 1))
+	done
+	rm -f "$slice"
+	echo "SLICED_${name}_FSTYPE=$type" >> "$out/images.env"
+	echo "SLICED_${name}_COUNT=$slices" >> "$out/images.env"
+	echo "SLICED_${name}_MIB=$size" >> "$out/images.env"
+	echo "$name $img" >> "$out/drives"
+}
+
+echo "$SLICED" | while read -r name type slices size opts; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086
+	mk_sliced "$name" "$type" "$slices" "$size" $opts
+done
