@@ -17,8 +17,10 @@ KCONFIG_DEBUG	:= kconfig/debug.config
 BZIMAGE		:= $(KOBJ)/arch/x86/boot/bzImage
 BZIMAGE_DEBUG	:= $(KOBJ_DEBUG)/arch/x86/boot/bzImage
 PROBE		:= $(BUILD)/probe/fsmsg_probe
-# The guest's other static helpers: device mapper, a slow dump client.
-GUEST_TOOLS	:= $(BUILD)/probe/dmctl $(BUILD)/probe/dumpslow
+# The guest's other static helpers: device mapper, a slow dump client,
+# XFS project quotas.
+GUEST_TOOLS	:= $(BUILD)/probe/dmctl $(BUILD)/probe/dumpslow \
+		   $(BUILD)/probe/prjquota
 # The unpatched baseline: same tarball and configuration, no series.
 KSRC_BASE	:= $(BUILD)/linux-base
 KOBJ_BASE	:= $(BUILD)/kernel-base

@@ -21,6 +21,10 @@ rm -f "$out"/*.img "$out"/*.slice "$out/images.env" "$out/drives"
 # instead of 32 MiB (DUP, 128 MiB), so about 2,000 entries fill it instead
 # of 19,000, and the reservations stay small enough that creating entries,
 # not the global reserve, is what fills it.
+# xfsq: the project quota cases, mounted again with prjquota.  One AG, so
+# that creates use the free inodes of allocated chunks before allocating a
+# new chunk (XFS prefers a new chunk near the parent to a free inode in
+# another AG), and maxpct=100, so that statfs counts free inodes exactly.
 # ext2 and ext3 files cannot be fallocated, so tests fill them with writes
 # through the page cache, which a debug kernel does at about 2 MB/s: keep
 # them small.
@@ -37,6 +41,7 @@ xfsi      xfs    64M  -i maxpct=1
 btrfs_files    btrfs  48M -m single -n 4096
 btrfs_dirs     btrfs  48M -m single -n 4096
 btrfs_symlinks btrfs  48M -m single -n 4096
+xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 "
 
 # Disks that no one mounts at boot: each holds SLICES filesystems of
