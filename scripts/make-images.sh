@@ -47,10 +47,12 @@ xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 # Disks that no one mounts at boot: each holds SLICES filesystems of
 # SIZE MiB one after the other, for cases that map them with dm-linear
 # (dmctl) and mount them themselves.  dumpset: enough superblocks that the
-# FS_MSG dump takes more than one datagram, and the stalled-device case.
+# FS_MSG dump takes more than one datagram (a page holds about 17 replies
+# of the first series, 19 of the second: with the images, 12 slices make
+# a second datagram of 6 or more), and the stalled-device case.
 # name type slices size-MiB mkfs-options
 SLICED="
-dumpset   ext4   8  4    -N 64
+dumpset   ext4  12  4    -N 64
 "
 
 mk() {
