@@ -15,8 +15,9 @@
  *                                     "START LENGTH TARGET STATUS"
  *   dmctl remove NAME
  *
- * Exit status: 0 done, 1 usage error, 2 the kernel refused (the ioctl and
- * its error are printed).
+ * Exit status: 0 done, 1 usage error (a malformed table line too), 2 the
+ * kernel refused (the ioctl and its error are printed; a device that
+ * create could not finish is removed again).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,11 +130,13 @@ static int put_target(struct dm_ioctl *dmi, size_t *off, const char *line)
 	char type[DM_MAX_TYPE_NAME];
 	const char *params;
 	size_t len, next;
-	int n = 0;
+	int end = 0, n = 0;
 
-	if (sscanf(line, " %llu %llu %15s %n", &start, &length, type, &n) != 3 || !n) {
-		fprintf(stderr, "dmctl: table line '%s' is not 'START LENGTH TARGET [ARGS]'\n",
-			line);
+	if (sscanf(line, " %llu %llu %15s%n %n", &start, &length, type, &end, &n) != 3 ||
+	    !n || (line[end] && line[end] != ' ' && line[end] != '\t')) {
+		fprintf(stderr, "dmctl: table line '%s' is not 'START LENGTH TARGET [ARGS]'"
+			" (target names have at most %d characters)\n",
+			line, DM_MAX_TYPE_NAME - 1);
 		return -1;
 	}
 	params = line + n;
@@ -156,36 +159,48 @@ static int put_target(struct dm_ioctl *dmi, size_t *off, const char *line)
 
 static int cmd_create(const char *name, int nlines, char **lines)
 {
-	struct dm_ioctl *dmi;
+	struct dm_ioctl *dmi, *table;
 	size_t off;
 	int i;
 
+	/* A bad table line is a usage error: check them all first. */
+	table = dm_new(BUF_SIZE, name);
+	off = sizeof(*table);
+	for (i = 0; i < nlines; i++) {
+		if (put_target(table, &off, lines[i])) {
+			free(table);
+			return 1;
+		}
+	}
+	table->target_count = nlines;
+
+	open_control();
 	dmi = dm_new(sizeof(*dmi), name);
-	if (dm_ioctl(DM_DEV_CREATE, "DM_DEV_CREATE", dmi))
+	if (dm_ioctl(DM_DEV_CREATE, "DM_DEV_CREATE", dmi)) {
+		free(dmi);
+		free(table);
 		return 2;
+	}
 	free(dmi);
 
-	dmi = dm_new(BUF_SIZE, name);
-	off = sizeof(*dmi);
-	for (i = 0; i < nlines; i++) {
-		if (put_target(dmi, &off, lines[i]))
-			goto undo;
-	}
-	dmi->target_count = nlines;
-	if (dm_ioctl(DM_TABLE_LOAD, "DM_TABLE_LOAD", dmi))
+	if (dm_ioctl(DM_TABLE_LOAD, "DM_TABLE_LOAD", table)) {
+		free(table);
 		goto undo;
-	free(dmi);
+	}
+	free(table);
 
 	/* DM_DEV_SUSPEND without DM_SUSPEND_FLAG: resume, the table goes live. */
 	dmi = dm_new(sizeof(*dmi), name);
-	if (dm_ioctl(DM_DEV_SUSPEND, "DM_DEV_SUSPEND (resume)", dmi))
+	if (dm_ioctl(DM_DEV_SUSPEND, "DM_DEV_SUSPEND (resume)", dmi)) {
+		free(dmi);
 		goto undo;
+	}
 	print_dev(dmi);
 	free(dmi);
 	return 0;
 
 undo:
-	free(dmi);
+	/* Leave no half-made device behind. */
 	dev_remove(name, 1);
 	return 2;
 }
@@ -325,7 +340,6 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "create")) {
 		if (argc < 4)
 			usage();
-		open_control();
 		return cmd_create(argv[2], argc - 3, argv + 3);
 	}
 	if (!strcmp(argv[1], "suspend")) {
