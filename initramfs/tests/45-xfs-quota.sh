@@ -61,7 +61,9 @@ expect_not_reported() {
 	counters_all > /tmp/after
 	if [ -s "$FSMSG_OUT" ]; then
 		sed 's/^/# event: /' "$FSMSG_OUT"
-		fail "$what was reported as $(json_str warning "$(head -1 "$FSMSG_OUT")"): $(lines "$FSMSG_OUT") FS_MSG warnings for $XQ"
+		fail "$what was reported: $(lines "$FSMSG_OUT") FS_MSG warnings for $XQ ($(awk '
+			match($0, /"warning":"[^"]*"/) { n[substr($0, RSTART + 11, RLENGTH - 12)]++ }
+			END { for (w in n) { printf "%s%d %s", sep, n[w], w; sep = ", " } }' "$FSMSG_OUT"))"
 	fi
 	if ! cmp -s /tmp/before /tmp/after; then
 		diff /tmp/before /tmp/after | sed 's/^/# /'
