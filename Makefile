@@ -17,7 +17,10 @@ KCONFIG_DEBUG	:= kconfig/debug.config
 BZIMAGE		:= $(KOBJ)/arch/x86/boot/bzImage
 BZIMAGE_DEBUG	:= $(KOBJ_DEBUG)/arch/x86/boot/bzImage
 PROBE		:= $(BUILD)/probe/fsmsg_probe
-FSOPS		:= $(BUILD)/probe/fsops
+# The guest's other static helpers: the system calls busybox cannot make,
+# device mapper, a slow dump client, XFS project quotas.
+GUEST_TOOLS	:= $(BUILD)/probe/fsops $(BUILD)/probe/dmctl \
+		   $(BUILD)/probe/dumpslow $(BUILD)/probe/prjquota
 # The unpatched baseline: same tarball and configuration, no series.
 KSRC_BASE	:= $(BUILD)/linux-base
 KOBJ_BASE	:= $(BUILD)/kernel-base
@@ -138,15 +141,10 @@ $(GEN_INIT_CPIO): | kernel-tree
 	@echo "  HOSTCC  $@"
 	$(Q)gcc -O2 -o $@ $(KSRC)/usr/gen_init_cpio.c
 
-# The guest tests' hostile and malformed netlink client.
-probe: $(PROBE) $(FSOPS)
-$(PROBE): initramfs/probe/fsmsg_probe.c fsmsg/uapi/linux/fs_msg.h
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	$(Q)gcc -std=gnu11 -Wall -Wextra -Werror -O2 -static -o $@ $<
-
-# The system calls the guest tests make that busybox cannot.
-$(FSOPS): initramfs/probe/fsops.c
+# The guest tests' hostile and malformed netlink client, and the other
+# static helpers.
+probe: $(PROBE) $(GUEST_TOOLS)
+$(BUILD)/probe/%: initramfs/probe/%.c fsmsg/uapi/linux/fs_msg.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)gcc -std=gnu11 -Wall -Wextra -Werror -O2 -static -o $@ $<
@@ -156,7 +154,7 @@ initramfs: tools probe images $(GEN_INIT_CPIO)
 	$(Q)scripts/make-initramfs.sh $(GEN_INIT_CPIO) $(INITRAMFS) \
 		$(BUILD)/fsmsg/fsmsg.static $(BUILD)/alloc_test/alloc_test.static \
 		$(PROBE) $(BUILD)/fsmsg/promcheck.static $(IMAGES)/images.env \
-		$(FSOPS)
+		$(GUEST_TOOLS)
 
 qemu-test: kernel initramfs
 	$(Q)scripts/run-qemu.sh test $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log

@@ -12,7 +12,7 @@ set -eu
 
 out=$1
 mkdir -p "$out"
-rm -f "$out"/*.img "$out/images.env" "$out/drives"
+rm -f "$out"/*.img "$out"/*.slice "$out/images.env" "$out/drives"
 
 # name fstype size mkfs-options
 # The btrfs metadata cases have an image each, which they leave full:
@@ -22,6 +22,10 @@ rm -f "$out"/*.img "$out/images.env" "$out/drives"
 # of 19,000, and the reservations stay small enough that creating entries,
 # not the global reserve, is what fills it.  btrfs_full is filled once by the
 # first of the 35-final-error.sh cases that use it, and shared by them.
+# xfsq: the project quota cases, mounted again with prjquota.  One AG, so
+# that creates use the free inodes of allocated chunks before allocating a
+# new chunk (XFS prefers a new chunk near the parent to a free inode in
+# another AG), and maxpct=100, so that statfs counts free inodes exactly.
 # ext2 and ext3 files cannot be fallocated, so tests fill them with writes
 # through the page cache, which a debug kernel does at about 2 MB/s: keep
 # them small.
@@ -39,6 +43,18 @@ btrfs_files    btrfs  48M -m single -n 4096
 btrfs_dirs     btrfs  48M -m single -n 4096
 btrfs_symlinks btrfs  48M -m single -n 4096
 btrfs_full     btrfs  48M -m single -n 4096
+xfsq      xfs    64M  -i maxpct=100 -d agcount=1
+"
+
+# Disks that no one mounts at boot: each holds SLICES filesystems of
+# SIZE MiB one after the other, for cases that map them with dm-linear
+# (dmctl) and mount them themselves.  dumpset: enough superblocks that the
+# FS_MSG dump takes more than one datagram (a page holds about 17 replies
+# of the first series, 19 of the second: with the images, 12 slices make
+# a second datagram of 6 or more), and the stalled-device case.
+# name type slices size-MiB mkfs-options
+SLICED="
+dumpset   ext4  12  4    -N 64
 "
 
 mk() {
@@ -72,3 +88,38 @@ echo "$IMAGES" | while read -r name type size opts; do
 done
 echo "IMAGES=\"$(awk '{ printf "%s%s", sep, $1; sep = " " }' "$out/drives")\"" \
 	>> "$out/images.env"
+
+# mk_sliced NAME TYPE SLICES SIZE_MIB MKFS-OPTIONS: one disk of SLICES
+# filesystems; the guest finds slice I at sector I * SIZE_MIB * 2048.
+mk_sliced() {
+	name=$1 type=$2 slices=$3 size=$4
+	shift 4
+	img=$out/$name.img
+	slice=$out/$name.slice
+	truncate -s "$((slices * size))M" "$img"
+	i=0
+	while [ "$i" -lt "$slices" ]; do
+		rm -f "$slice"
+		truncate -s "${size}M" "$slice"
+		mkfs."$type" -q -F -L "$name$i" "$@" "$slice"
+		found=$(blkid -p -o value -s TYPE "$slice")
+		if [ "$found" != "$type" ]; then
+			echo "make-images: $name slice $i: blkid says '$found', not '$type'" >&2
+			exit 1
+		fi
+		dd if="$slice" of="$img" bs=1M seek="$((i * size))" conv=notrunc,sparse \
+			status=none
+		i=$((i + 1))
+	done
+	rm -f "$slice"
+	echo "SLICED_${name}_FSTYPE=$type" >> "$out/images.env"
+	echo "SLICED_${name}_COUNT=$slices" >> "$out/images.env"
+	echo "SLICED_${name}_MIB=$size" >> "$out/images.env"
+	echo "$name $img" >> "$out/drives"
+}
+
+echo "$SLICED" | while read -r name type slices size opts; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086
+	mk_sliced "$name" "$type" "$slices" "$size" $opts
+done

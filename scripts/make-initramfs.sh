@@ -5,11 +5,12 @@
 # the archive.
 #
 # usage: make-initramfs.sh GEN_INIT_CPIO OUTPUT FSMSG ALLOC_TEST PROBE \
-#                          PROMCHECK IMAGES_ENV FSOPS
+#                          PROMCHECK IMAGES_ENV [TOOL...]
+#   TOOL: more static programs, each installed as /bin/$(basename TOOL)
 set -eu
 
 gen=$1 output=$2 fsmsg=$3 alloc_test=$4 probe=$5 promcheck=$6 images_env=$7
-fsops=${8:-}	# optional: the benchmark's initramfs has no use for it
+shift 7
 top=$(cd "$(dirname "$0")/.." && pwd)
 busybox=${BUSYBOX:-/bin/busybox}
 
@@ -47,7 +48,9 @@ list=$output.list
 	file /etc/group $top/initramfs/etc/group 644 0 0
 	file /init $top/initramfs/init 755 0 0
 	EOL
-	[ -z "$fsops" ] || echo "file /bin/fsops $fsops 755 0 0"
+	for t in "$@"; do
+		echo "file /bin/$(basename "$t") $t 755 0 0"
+	done
 	for d in lib tests; do
 		echo "dir /$d 755 0 0"
 		for f in "$top/initramfs/$d"/*.sh; do

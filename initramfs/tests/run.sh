@@ -65,7 +65,7 @@ DEFAULT_INTERVAL=$(cat /proc/sys/fs/fs_msg/ratelimit_interval_ms 2>/dev/null)
 DEFAULT_BURST=$(cat /proc/sys/fs/fs_msg/ratelimit_burst 2>/dev/null)
 
 cleanup_case() {
-	killall -q -KILL fsmsg alloc_test fsmsg_probe 2>/dev/null
+	killall -q -KILL fsmsg alloc_test fsmsg_probe dumpslow 2>/dev/null
 	for name in $IMAGES; do
 		rm -rf "/mnt/$name"/alloc_test.* "/mnt/$name"/case.*
 	done
