@@ -78,6 +78,8 @@ enum {
 
 /* Values of one key a kernel filter takes (FS_MSG_CMD_NOTIFY_FILTER_SET). */
 #define KFILTER_MAX_VALUES 16
+/* Longest type name it takes (the spec's max-len of FILTER_FSTYPE). */
+#define KFILTER_FSTYPE_MAX 31
 
 struct options {
 	bool foreground;
@@ -707,13 +709,22 @@ static int kfilter_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
 
 /*
  * The filter options as FS_MSG_CMD_NOTIFY_FILTER_SET attributes. A key
- * with more values than the kernel takes is left out: the kernel then
- * lets more through, and the filter in fsmsg does the rest. Returns
- * false when no option filters (nothing to send).
+ * the kernel would refuse is left out: more values than it takes, a type
+ * name longer than it takes (which no filesystem has), a warning type
+ * newer than this fsmsg's header (the kernel's policy takes only the types
+ * it knows). The kernel then lets more through, and the filter in fsmsg
+ * does the rest. Returns false when no option filters (nothing to send).
  */
 static bool kfilter_put(const struct fsm_filter *f, struct nl_msg *msg)
 {
-	bool any = false;
+	bool any = false, fstypes_fit = true, warnings_fit = true;
+
+	for (size_t i = 0; i < f->nfstypes; i++)
+		if (strlen(f->fstypes[i]) > KFILTER_FSTYPE_MAX)
+			fstypes_fit = false;
+	for (size_t i = 0; i < f->nwarnings; i++)
+		if (f->warnings[i] > FS_MSG_WARN_MAX)
+			warnings_fit = false;
 
 	if (f->ndevs && f->ndevs <= KFILTER_MAX_VALUES) {
 		for (size_t i = 0; i < f->ndevs; i++) {
@@ -727,7 +738,7 @@ static bool kfilter_put(const struct fsm_filter *f, struct nl_msg *msg)
 		}
 		any = true;
 	}
-	if (f->nfstypes && f->nfstypes <= KFILTER_MAX_VALUES) {
+	if (f->nfstypes && f->nfstypes <= KFILTER_MAX_VALUES && fstypes_fit) {
 		for (size_t i = 0; i < f->nfstypes; i++)
 			if (nla_put_string(msg, FS_MSG_A_FILTER_FSTYPE, f->fstypes[i]) < 0)
 				oom();
@@ -739,7 +750,7 @@ static bool kfilter_put(const struct fsm_filter *f, struct nl_msg *msg)
 				oom();
 		any = true;
 	}
-	if (f->nwarnings && f->nwarnings <= KFILTER_MAX_VALUES) {
+	if (f->nwarnings && f->nwarnings <= KFILTER_MAX_VALUES && warnings_fit) {
 		for (size_t i = 0; i < f->nwarnings; i++)
 			if (nla_put_u32(msg, FS_MSG_A_FILTER_WARNING, f->warnings[i]) < 0)
 				oom();

@@ -667,6 +667,9 @@ MANY=
 for t in a b c d e f g h i j k l m n o p q; do MANY="$MANY -T t$t"; done
 # shellcheck disable=SC2086 # MANY is a word list
 check "17 -T values: more than the kernel takes, the key left to fsmsg" eval '[ "$(kfilter $MANY -w 1)" = "member warning=1" ] && [ ! -s "$TMP/out" ]'
+check "-w 7 (newer than this fsmsg): the warning key left to fsmsg" eval '[ "$(kfilter -w 7 -T ext4)" = "member fstype=ext4" ] && [ $rc -eq 0 ] && [ ! -s "$TMP/out" ]'
+check "-T of 32 characters (longer than the kernel takes): the key left to fsmsg" eval '[ "$(kfilter -T abcdefghijklmnopqrstuvwxyz012345 -T ext4 -w 2)" = "member warning=2" ] && [ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -q " ext4 " "$TMP/out"'
+check "-T of 31 characters: sent" eval '[ "$(kfilter -T abcdefghijklmnopqrstuvwxyz01234)" = "member fstype=abcdefghijklmnopqrstuvwxyz01234" ]'
 script <<EOF
 filter-unsupported
 fs 254 16 ext4 vdb $U 0 3 0
