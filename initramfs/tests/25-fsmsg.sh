@@ -3,7 +3,7 @@
 
 # text_re NAME: what fsmsg's text line says about image NAME
 text_re() {
-	echo "$(sb_dev "$1") $(img_var "$1" FSTYPE) $(basename "$(disk "$1")") uuid $(img_var "$1" UUID)"
+	echo "$(sb_dev "$1") $(img_var "$1" FSTYPE) $(basename "$(disk "$1")") uuid $(img_var "$1" UUID) sb [0-9]+ label $1"
 }
 
 t_fsmsg_text_filters() {
@@ -39,19 +39,21 @@ t_fsmsg_text_filters() {
 	done
 	sed 's/^/# /' /tmp/all.out
 
-	# Every line: time, MAJ:MIN, type, device, UUID, the warning in words,
-	# uid, pid and command, count, and "(N suppressed)" when rate limited.
-	grep -Evq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z ($(text_re ext4)|$(text_re xfs)): no (space left for (data|metadata)|free inodes), uid 0, pid [0-9]+ \(alloc_test\), count [0-9]+( \([0-9]+ suppressed\))?\$" /tmp/all.out &&
+	# Every line: time, MAJ:MIN, type, device, UUID, superblock id, label,
+	# severity, the warning in words, then uid, pid and command, count,
+	# and "(N suppressed)" when rate limited; or, for a summary, how many
+	# warnings the rate limit held back and the count.
+	grep -Evq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z ($(text_re ext4)|$(text_re xfs)): warning: no (space left for (data|metadata)|free inodes), (uid 0, pid [0-9]+ \(alloc_test\), count [0-9]+( \([0-9]+ suppressed\))?|[0-9]+ warnings held back by rate limiting \(count [0-9]+\))\$" /tmp/all.out &&
 		fail "a text line is not as documented"
-	grep -q "$(text_re ext4): no free inodes," /tmp/all.out ||
+	grep -Eq "$(text_re ext4): warning: no free inodes," /tmp/all.out ||
 		fail "no ext4 line for the inodes"
-	expect_eq "$(grep -c "$(text_re xfs): no space left for data," /tmp/all.out)" 1 "xfs data lines"
+	expect_eq "$(grep -Ec "$(text_re xfs): warning: no space left for data," /tmp/all.out)" 1 "xfs data lines"
 	grep -Eq " \([1-9][0-9]* suppressed\)\$" /tmp/all.out ||
 		fail "no line reports suppressed warnings"
 
 	# -d PATH: the ext4 lines, all of them; -T xfs: the XFS one; -u UUID
 	# -w inode-enospc: the ext4 inode one.
-	ext4_lines=$(grep -c "$(text_re ext4):" /tmp/all.out)
+	ext4_lines=$(grep -Ec "$(text_re ext4):" /tmp/all.out)
 	expect_eq "$(lines /tmp/bydev.out)" "$ext4_lines" "events admitted by -d /mnt/ext4"
 	expect_eq "$(grep -vc "\"dev\":\"$(sb_dev ext4)\"" /tmp/bydev.out)" 0 "other filesystems admitted by -d"
 	expect_eq "$(lines /tmp/bytype.out)" 1 "events admitted by -T xfs"
