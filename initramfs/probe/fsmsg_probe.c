@@ -18,6 +18,8 @@
  *                                   seconds or until SIGTERM; no filtering of
  *                                   its own, so it shows what the kernel sent
  *   fsmsg_probe setlabel PATH LABEL FS_IOC_SETFSLABEL on the filesystem of PATH
+ *   fsmsg_probe forge MAJ MIN       send a forged WARNING into the events group,
+ *                                   as any CAP_NET_ADMIN holder can
  *
  * Raw netlink, no libnl, so that every byte sent is the test's choice.
  */
@@ -655,6 +657,49 @@ static int cmd_watch(double secs, int nargs, char **args)
 	return 0;
 }
 
+/*
+ * A WARNING that looks like the kernel's, multicast from user space into
+ * the events group (netlink lets CAP_NET_ADMIN do that): listeners must
+ * tell it by its sender port id, which is ours, not the kernel's 0.
+ */
+static int cmd_forge(uint32_t major, uint32_t minor)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	uint64_t count = 1, zero = 0;
+	uint32_t warning = FS_MSG_WARN_ENOSPC, pid = 1;
+	struct req r;
+	int fd;
+
+	if (events_group > 32) {
+		fprintf(stderr, "fsmsg_probe: group %u cannot be addressed by sendto()\n",
+			events_group);
+		return 3;
+	}
+	sa.nl_groups = 1U << (events_group - 1);
+	req_init(&r, family_id, 0, FS_MSG_CMD_WARNING);
+	r.nlh.nlmsg_flags = 0;
+	r.nlh.nlmsg_pid = 0;		/* claims to be the kernel */
+	req_put(&r, FS_MSG_A_WARNING, &warning, sizeof(warning));
+	req_put(&r, FS_MSG_A_DEV_MAJOR, &major, sizeof(major));
+	req_put(&r, FS_MSG_A_DEV_MINOR, &minor, sizeof(minor));
+	req_put(&r, FS_MSG_A_FSTYPE, "ext4", 5);
+	req_put(&r, FS_MSG_A_DEVICE, "forged", 7);
+	req_put(&r, FS_MSG_A_PID, &pid, sizeof(pid));
+	req_put(&r, FS_MSG_A_COMM, "forged", 7);
+	req_put(&r, FS_MSG_A_CAUSED_ID, &zero, sizeof(zero));
+	req_put(&r, FS_MSG_A_TIMESTAMP, &zero, sizeof(zero));
+	req_put(&r, FS_MSG_A_COUNT, &count, sizeof(count));
+	req_put(&r, FS_MSG_A_SUPPRESSED, &zero, sizeof(zero));
+	fd = nl_open();
+	if (sendto(fd, r.buf, r.nlh.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		die("sendto (group)");
+	close(fd);
+	printf("forged a warning for %u:%u into group %u\n", major, minor,
+	       events_group);
+	return 0;
+}
+
 /* FS_IOC_SETFSLABEL on the filesystem that holds PATH. */
 static int cmd_setlabel(const char *path, const char *label)
 {
@@ -703,7 +748,8 @@ static void usage(void)
 		"                          too-many|dev-no-minor\n"
 		"       fsmsg_probe watch SECONDS [dev=M:N|sb=ID|fstype=T|uuid=HEX|\n"
 		"                                  warning=N|severity=N ...]\n"
-		"       fsmsg_probe setlabel PATH LABEL\n");
+		"       fsmsg_probe setlabel PATH LABEL\n"
+		"       fsmsg_probe forge MAJOR MINOR\n");
 	exit(1);
 }
 
@@ -737,6 +783,13 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "setlabel"))
 		return cmd_setlabel(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "forge")) {
+		uint32_t maj = number(argv[2], 0, 4095);
+		uint32_t min = number(argv[3], 0, 1048575);
+
+		resolve();
+		return cmd_forge(maj, min);
+	}
 	usage();
 	return 1;
 }

@@ -61,3 +61,31 @@ t_dump_lists() {
 	expect_eq "$(lines /tmp/list)" "$(echo $IMAGES | wc -w)" "filesystems in the dump"
 }
 case_add t_dump_lists "dump: lists every mounted image with its type, device and UUID, and nothing else"
+
+# Any CAP_NET_ADMIN holder can multicast into the group: fsmsg takes only
+# the kernel's messages (sender port id 0), counts the forged one as
+# rejected, and still reports the real warning after it.
+t_family_forged_message() {
+	local out rc dev
+	dev=$(sb_dev ext4)
+	mkdir -p /mnt/ext4/case.fail
+	fill_up ext4
+	ratelimit 0
+	fsmsg_start --json
+	out=$(fsmsg_probe forge "${dev%:*}" "${dev#*:}")
+	rc=$?
+	[ "$rc" = 3 ] && skip "$out"
+	[ "$rc" = 0 ] || fail "forging failed: $out"
+	note "$out"
+	alloc_test /mnt/ext4 --mode flood --no-fill --flood-op write --ops 1 \
+		--workdir-name case.fail > /dev/null 2>&1
+	fsmsg_wait_lines 1
+	usleep 300000
+	fsmsg_stop
+	sed 's/^/# fsmsg: /' "$FSMSG_OUT" /tmp/fsmsg.err
+	expect_eq "$(lines "$FSMSG_OUT")" 1 "events printed (the real one only)"
+	expect_eq "$(json_str comm "$(cat "$FSMSG_OUT")")" alloc_test "command of the event printed"
+	grep -q "ignored 1 message not sent by the kernel" /tmp/fsmsg.err ||
+		fail "fsmsg did not say it ignored the forged message"
+}
+case_add t_family_forged_message "family: a warning forged into the group by root is not printed, and fsmsg says so"
