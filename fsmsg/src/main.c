@@ -178,7 +178,7 @@ static void usage(FILE *fp)
 "Joining the events group and --list need CAP_SYS_ADMIN.\n"
 "\n"
 "Exit status:\n"
-"  0  success, --count reached, SIGINT or SIGTERM, --timeout without --count\n"
+"  0  success, --count reached, SIGINT, SIGTERM or SIGHUP, --timeout without --count\n"
 "  1  usage error\n"
 "  2  runtime failure: no FS_MSG family, no permission, netlink error\n"
 "  3  --timeout expired before --count events arrived\n");
@@ -1012,6 +1012,9 @@ static int setup_signals(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	/* SIGHUP (a closed terminal, a "reload"): ends fsmsg like SIGTERM,
+	 * pidfile removed, metrics file written (fsmsg.8, SIGNALS). */
+	sigaddset(&set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -1;
 	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -1258,7 +1261,8 @@ static int run(struct app *app)
 
 			if (read(app->sigfd, &si, sizeof(si)) == sizeof(si))
 				fsm_monitor_log(&app->mon, LOG_INFO, "exiting on %s",
-						si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+						si.ssi_signo == SIGINT ? "SIGINT" :
+						si.ssi_signo == SIGHUP ? "SIGHUP" : "SIGTERM");
 			return EXIT_OK;
 		}
 		if (ti >= 0 && pfd[ti].revents)

@@ -564,6 +564,14 @@ SYSLOG_IDENTIFIER=fsmsg'
 	while [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	check "--journal as a daemon: SIGTERM logged to the journal" eval '! kill -0 "$dpid" 2>/dev/null && grep -qx "MESSAGE=exiting on SIGTERM" "$J"'
 	dpid=
+	rm -f "$J"
+	fake "$FSMSG" --journal -p "$TMP/j.pid"
+	dpid=$(cat "$TMP/j.pid" 2>/dev/null)
+	[ -n "$dpid" ] && kill -HUP "$dpid"
+	i=0
+	while [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	check "--journal as a daemon: SIGHUP ends it like SIGTERM, logged, pidfile removed" eval '[ -n "$dpid" ] && ! kill -0 "$dpid" 2>/dev/null && grep -qx "MESSAGE=exiting on SIGHUP" "$J" && [ ! -e "$TMP/j.pid" ]'
+	dpid=
 
 	FAKEGENL_JOURNAL_ERRNO=2 fake "$FSMSG" -F --journal
 	check "no journal to log to: said on the terminal, exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: cannot log to the systemd journal: No such file or directory"'
@@ -587,6 +595,16 @@ kill -TERM "$pid"
 reap "$pid"
 check "SIGTERM: exit 0" eval '[ $rc -eq 0 ]'
 check "pidfile removed on exit" eval '[ ! -e "$TMP/fg.pid" ]'
+
+printf 'fs 254 16 ext4 vdb - 0 0 0\nheld 1 254 16 7\n' | script
+rm -f "$M"
+fake_bg "$FSMSG" -F -p "$TMP/hup.pid" --prometheus-textfile "$M"
+check "SIGHUP: pidfile written before" eval '[ "$(cat "$TMP/hup.pid" 2>/dev/null)" = "$pid" ]'
+kill -HUP "$pid"
+reap "$pid"
+check "SIGHUP: exit 0 (not 129), like SIGTERM" eval '[ $rc -eq 0 ]'
+check "SIGHUP: pidfile removed" eval '[ ! -e "$TMP/hup.pid" ]'
+check "SIGHUP: final metrics written (the kernel's count at exit)" eval '[ "$(prom_value "$M" 254:16 enospc)" = 7 ]'
 
 fake_bg "$FSMSG" -F -j
 kill -INT "$pid"
