@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -107,7 +108,8 @@ struct app {
 	int timerfd;
 	bool overrun;		/* ENOBUFS seen, resync pending */
 	bool fatal;		/* writing output failed */
-	bool pidfile_written;
+	bool pidfile_written;	/* ours: locked, to be removed at exit */
+	int pidfd;		/* the pidfile, flock()ed for the lifetime */
 	struct fsm_fs_list *rows;	/* dump in progress */
 	bool rows_oom;
 	bool activity;		/* messages arrived since the loop last looked */
@@ -157,7 +159,8 @@ static void usage(FILE *fp)
 "                           warning, error, critical, or 1 to 4\n"
 "  -c, --count N            exit after N warnings (summaries do not count)\n"
 "  -t, --timeout SECONDS    exit SECONDS after listening (decimals allowed)\n"
-"  -p, --pidfile PATH       write the process id to PATH, remove it on exit\n"
+"  -p, --pidfile PATH       write the process id to PATH, remove it on exit;\n"
+"                           locked: a second fsmsg on PATH exits 2\n"
 "  -s, --syslog             also log events to syslog in the foreground\n"
 "      --journal            log to the systemd journal, with a field per\n"
 "                           attribute, instead of syslog\n"
@@ -914,19 +917,93 @@ static int list(struct app *app)
 	return ret;
 }
 
+/* The pid another fsmsg wrote to the pidfile (0 if unreadable). */
+static long pidfile_pid(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *end;
+	long pid;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	errno = 0;
+	pid = strtol(buf, &end, 10);
+	if (errno || end == buf || pid <= 0 || (*end && *end != '\n'))
+		return 0;
+	return pid;
+}
+
+/*
+ * Open and lock the pidfile before anything else can fail, so that a
+ * second fsmsg with the same -p stops at once and leaves the file alone.
+ * flock(): the lock belongs to the open file, so it survives the
+ * daemon's fork and lasts until fsmsg exits.
+ */
+static struct app *pidfile_app;
+
+/* exit() anywhere after the lock (subscribe(), daemonize()...) removes
+ * the file this fsmsg created or took over; _exit() (the daemon's parent)
+ * does not. */
+static void pidfile_cleanup(void)
+{
+	struct app *app = pidfile_app;
+
+	if (app && app->pidfile_written) {
+		unlink(app->opt.pidfile);
+		app->pidfile_written = false;
+	}
+}
+
+static int lock_pidfile(struct app *app)
+{
+	const char *path = app->opt.pidfile;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+
+	if (fd < 0) {
+		say(app, LOG_ERR, "cannot write pidfile %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+		long pid = pidfile_pid(fd);
+
+		if (err == EWOULDBLOCK && pid > 0)
+			say(app, LOG_ERR, "pidfile %s is locked: fsmsg already runs as pid %ld",
+			    path, pid);
+		else if (err == EWOULDBLOCK)
+			say(app, LOG_ERR, "pidfile %s is locked: another fsmsg already runs",
+			    path);
+		else
+			say(app, LOG_ERR, "cannot lock pidfile %s: %s", path,
+			    strerror(err));
+		close(fd);
+		return -1;
+	}
+	app->pidfd = fd;
+	app->pidfile_written = true;	/* ours now: removed at exit */
+	pidfile_app = app;
+	if (atexit(pidfile_cleanup) != 0)
+		oom();
+	return 0;
+}
+
 static int write_pidfile(struct app *app)
 {
-	FILE *fp = fopen(app->opt.pidfile, "we");
-	bool ok = fp && fprintf(fp, "%ld\n", (long)getpid()) > 0;
+	char line[32];
+	int len = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 
-	if (fp && fclose(fp) != 0)
-		ok = false;
-	if (!ok) {
+	errno = 0;
+	if (ftruncate(app->pidfd, 0) < 0 ||
+	    pwrite(app->pidfd, line, (size_t)len, 0) != (ssize_t)len) {
+		if (errno == 0)
+			errno = EIO;
 		say(app, LOG_ERR, "cannot write pidfile %s: %s", app->opt.pidfile,
 		    strerror(errno));
 		return -1;
 	}
-	app->pidfile_written = true;
 	return 0;
 }
 
@@ -1293,7 +1370,7 @@ static int run(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .sigfd = -1, .timerfd = -1, .tickfd = -1 };
+	struct app app = { .sigfd = -1, .timerfd = -1, .tickfd = -1, .pidfd = -1 };
 	bool ran = false;
 	int ret;
 
@@ -1328,6 +1405,10 @@ int main(int argc, char **argv)
 		app.mon.log = syslog_line;
 	}
 
+	if (app.opt.pidfile && lock_pidfile(&app) < 0) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	app.sigfd = setup_signals();
 	if (app.sigfd < 0) {
 		say(&app, LOG_ERR, "cannot set up signal handling: %s",
@@ -1387,8 +1468,10 @@ out:
 		refresh(&app);
 		write_metrics(&app);
 	}
-	if (app.pidfile_written && app.opt.pidfile)
-		unlink(app.opt.pidfile);
+	pidfile_cleanup();
+	pidfile_app = NULL;
+	if (app.pidfd >= 0)
+		close(app.pidfd);
 	if (app.ev)
 		nl_socket_free(app.ev);
 	if (app.dump)

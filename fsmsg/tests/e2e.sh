@@ -622,6 +622,32 @@ if [ -n "$dpid" ]; then
 fi
 check "daemon: SIGTERM ends it and removes the pidfile" eval '[ -n "$dpid" ] && ! kill -0 "$dpid" 2>/dev/null && [ ! -e "$TMP/d.pid" ]'
 
+# One fsmsg per pidfile: the first one's lock keeps the second out.
+printf 'fs 254 16 ext4 vdb - 0 0 0\n' | script
+fake_bg "$FSMSG" -F -p "$TMP/lock.pid"
+first=$pid
+cp "$TMP/lock.pid" "$TMP/lock.before" 2>/dev/null
+fake "$FSMSG" -F -p "$TMP/lock.pid"
+check "second fsmsg on a locked pidfile: exit 2, one line naming the file and the pid" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: pidfile $TMP/lock.pid is locked: fsmsg already runs as pid $first" && [ ! -s "$TMP/out" ]'
+check "...the pidfile untouched, the first fsmsg still running" eval 'cmp -s "$TMP/lock.pid" "$TMP/lock.before" && [ "$(cat "$TMP/lock.pid")" = "$first" ] && kill -0 "$first"'
+fake "$FSMSG" -p "$TMP/lock.pid"
+check "second fsmsg as a daemon: exit 2, said on the terminal, pidfile untouched" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: pidfile $TMP/lock.pid is locked: fsmsg already runs as pid $first" && [ "$(cat "$TMP/lock.pid")" = "$first" ] && kill -0 "$first"'
+kill -TERM "$first"
+reap "$first"
+check "...the first one ends normally and removes it" eval '[ $rc -eq 0 ] && [ ! -e "$TMP/lock.pid" ]'
+printf '999999\n' >"$TMP/lock.pid"
+fake "$FSMSG" -F -p "$TMP/lock.pid" -t 0.2
+check "a stale pidfile (no lock) is taken over, then removed" eval '[ $rc -eq 0 ] && [ ! -e "$TMP/lock.pid" ]'
+fake_bg "$FSMSG" -p "$TMP/lock.pid"
+dpid=$(cat "$TMP/lock.pid" 2>/dev/null)
+fake "$FSMSG" -F -p "$TMP/lock.pid"
+check "the daemon keeps the lock after its fork" eval '[ -n "$dpid" ] && [ $rc -eq 2 ] && is "$TMP/err" "fsmsg: pidfile $TMP/lock.pid is locked: fsmsg already runs as pid $dpid"'
+[ -n "$dpid" ] && kill -TERM "$dpid"
+i=0
+while [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait
+dpid=
+
 fake "$FSMSG" -F -p /nonexistent/dir/x.pid
 check "unwritable pidfile: exit 2" eval '[ $rc -eq 2 ] && grep -q "^fsmsg: cannot write pidfile /nonexistent/dir/x.pid: No such file or directory$" "$TMP/err"'
 
