@@ -299,6 +299,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 	uint32_t w;
 	int c;
 
+	/* getopt_long() names itself after argv[0] (glibc): make its own
+	 * messages start with "fsmsg: " like every other error, however
+	 * fsmsg was started (a path, a symlink, fsmsg.static). */
+	if (argc > 0)
+		argv[0] = (char *)"fsmsg";
+	program_invocation_name = (char *)"fsmsg";
+
 	while ((c = getopt_long(argc, argv, "Fjld:T:u:w:c:t:p:sqrhV",
 				longopts, NULL)) != -1) {
 		switch (c) {
@@ -385,7 +392,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			       FSMSG_VERSION, FS_MSG_FAMILY_VERSION);
 			exit(EXIT_OK);
 		default:
-			/* getopt_long already named the problem. */
+			/* getopt_long already named the problem, as "fsmsg: ". */
 			fputs("Try 'fsmsg --help' for more information.\n", stderr);
 			exit(EXIT_USAGE);
 		}

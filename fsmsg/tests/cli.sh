@@ -122,6 +122,27 @@ expect "-d 8:x (neither MAJ:MIN nor a path) rejected" 1 \
 	"fsmsg: cannot resolve device '8:x'" "$FSMSG" -F -d 8:x
 expect "unknown option rejected" 1 "unrecognized option '--bogus'" "$FSMSG" --bogus
 expect "missing option argument rejected" 1 "option requires an argument -- 'c'" "$FSMSG" -F -c
+# getopt's own messages start with "fsmsg: " too, whatever the path.
+for bin in "$FSMSG" $STATIC; do
+	[ -x "$bin" ] || continue
+	b=$(basename "$bin")
+	"$bin" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(head -n 1 "$TMP/err")" = "fsmsg: unrecognized option '--bogus'" ] &&
+		ok "$b: unknown long option: 'fsmsg: ' first, exit 1" || not_ok "$b: unknown long option: 'fsmsg: ' first, exit 1"
+	"$bin" -F -Z >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(head -n 1 "$TMP/err")" = "fsmsg: invalid option -- 'Z'" ] &&
+		ok "$b: unknown short option: 'fsmsg: ' first, exit 1" || not_ok "$b: unknown short option: 'fsmsg: ' first, exit 1"
+	"$bin" -F -c >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(head -n 1 "$TMP/err")" = "fsmsg: option requires an argument -- 'c'" ] &&
+		[ "$(wc -l <"$TMP/err")" -eq 2 ] &&
+		ok "$b: missing argument: 'fsmsg: ' first, exit 1" || not_ok "$b: missing argument: 'fsmsg: ' first, exit 1"
+	"$bin" -F --timeout >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(head -n 1 "$TMP/err")" = "fsmsg: option '--timeout' requires an argument" ] &&
+		ok "$b: missing long argument: 'fsmsg: ' first, exit 1" || not_ok "$b: missing long argument: 'fsmsg: ' first, exit 1"
+	"$bin" -F --json=x >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc -eq 1 ] && [ "$(head -n 1 "$TMP/err")" = "fsmsg: option '--json' doesn't allow an argument" ] &&
+		ok "$b: argument to a flag: 'fsmsg: ' first, exit 1" || not_ok "$b: argument to a flag: 'fsmsg: ' first, exit 1"
+done
 expect "positional argument rejected" 1 "fsmsg: unexpected argument 'extra'" "$FSMSG" -F extra
 expect "--prometheus-textfile '' rejected" 1 "fsmsg: invalid --prometheus-textfile ''" \
 	"$FSMSG" -F --prometheus-textfile ''
