@@ -178,12 +178,73 @@ static int finish(struct fsm_fields *f)
 	return f->buf.oom || f->full ? -1 : 0;
 }
 
+/*
+ * MESSAGE, for a person: the filesystem, what happened, who.
+ *   vdb (ext4, 254:16): no space left for data; alloc_test[4242] uid 0
+ *   vdb (ext4, 254:16): 37 warnings of no space left for data held back
+ *   by rate limiting
+ * fsmsg does not know the mount point here: the device names the
+ * filesystem. The time, UUID, counts... are in the FSMSG_* fields.
+ */
+static void sentence(struct fsm_buf *b, const struct fsm_event *ev)
+{
+	const char *words = fsm_warning_words(ev->warning);
+	bool dev = ev->device && *ev->device, type = ev->fstype && *ev->fstype;
+	bool comm = ev->comm && *ev->comm;
+
+	if (dev) {
+		fsm_text_string(b, ev->device);
+		fsm_buf_puts(b, " (");
+		if (type) {
+			fsm_text_string(b, ev->fstype);
+			fsm_buf_puts(b, ", ");
+		}
+		fsm_buf_printf(b, "%u:%u)", ev->major, ev->minor);
+	} else {
+		fsm_buf_printf(b, "%u:%u", ev->major, ev->minor);
+		if (type) {
+			fsm_buf_puts(b, " (");
+			fsm_text_string(b, ev->fstype);
+			fsm_buf_puts(b, ")");
+		}
+	}
+	fsm_buf_puts(b, ": ");
+	if (ev->summary) {
+		uint64_t n = ev->has_suppressed ? ev->suppressed : 0;
+
+		fsm_buf_printf(b, "%llu %s of ", (unsigned long long)n,
+			       n == 1 ? "warning" : "warnings");
+	}
+	if (words)
+		fsm_buf_puts(b, words);
+	else
+		fsm_buf_printf(b, "unknown warning %u", ev->warning);
+	if (ev->summary) {
+		fsm_buf_puts(b, " held back by rate limiting");
+		return;
+	}
+	if (!comm && !ev->has_pid && !ev->has_uid)
+		return;
+	fsm_buf_puts(b, ";");
+	if (comm) {
+		fsm_buf_puts(b, " ");
+		fsm_text_string(b, ev->comm);
+		if (ev->has_pid)
+			fsm_buf_printf(b, "[%u]", ev->pid);
+	} else if (ev->has_pid) {
+		fsm_buf_printf(b, " pid %u", ev->pid);
+	}
+	if (ev->has_uid)
+		fsm_buf_printf(b, " uid %llu", (unsigned long long)ev->uid);
+}
+
 int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 		      uint64_t recv_ns, bool received)
 {
+	(void)recv_ns;	/* in FSMSG_TIMESTAMP_NS, not in the sentence */
 	if (message_begin(f) < 0)
 		return -1;
-	fsm_format_event_text(&f->buf, ev, recv_ns, false);
+	sentence(&f->buf, ev);
 	end(f);
 	fsm_fields_add(f, "MESSAGE_ID", "%s", ev->summary ? FSM_MSGID_SUMMARY :
 		       fsm_journal_message_id(ev->warning));
@@ -201,8 +262,12 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 		fsm_fields_add(f, "FSMSG_SB_ID", "%llu", (unsigned long long)ev->sb_id);
 	if (ev->has_uid)
 		fsm_fields_add(f, "FSMSG_UID", "%llu", (unsigned long long)ev->uid);
-	if (ev->has_pid)
+	if (ev->has_pid) {
 		fsm_fields_add(f, "FSMSG_PID", "%u", ev->pid);
+		/* journald adds the task's unit, executable, cmdline... */
+		if (!ev->summary && ev->pid)
+			fsm_fields_add(f, "OBJECT_PID", "%u", ev->pid);
+	}
 	fsm_fields_add_str(f, "FSMSG_COMM", ev->comm);
 	fsm_fields_add(f, "FSMSG_COUNT", "%llu", (unsigned long long)ev->count);
 	if (ev->has_suppressed)

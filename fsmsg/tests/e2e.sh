@@ -519,31 +519,31 @@ SYSLOG_IDENTIFIER=fsmsg'
 	# shellcheck disable=SC2059 # ident is the format
 	{
 		entry "MESSAGE=listening: FS_MSG/events" "$(printf "$ident" 6)"
-		entry "MESSAGE=${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4" \
+		entry "MESSAGE=vdb (ext4, 254:16): no space left for metadata; alloc_test[4242] uid 0" \
 			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 4)" \
 			FSMSG_EVENT=warning FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 \
 			FSMSG_SEVERITY=warning FSMSG_DEV=254:16 \
 			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
-			"FSMSG_UUID=$U" FSMSG_SB_ID=1 FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=alloc_test \
+			"FSMSG_UUID=$U" FSMSG_SB_ID=1 FSMSG_UID=0 FSMSG_PID=4242 OBJECT_PID=4242 FSMSG_COMM=alloc_test \
 			FSMSG_COUNT=4 FSMSG_SUPPRESSED=0 FSMSG_TIMESTAMP_NS=1796283771000000001
-		entry "MESSAGE=${T}2Z 0:45 btrfs vdc uuid - sb 4294967298: warning: no space left for data, uid 0, pid 4242 (dd), count 13" \
+		entry "MESSAGE=vdc (btrfs, 0:45): no space left for data; dd[4242] uid 0" \
 			"MESSAGE_ID=62dec85a94f54ce49a5392a28113e3d9" "$(printf "$ident" 4)" \
 			FSMSG_EVENT=warning FSMSG_WARNING=enospc FSMSG_WARNING_ID=1 \
 			FSMSG_SEVERITY=warning FSMSG_DEV=0:45 \
 			FSMSG_MAJOR=0 FSMSG_MINOR=45 FSMSG_DEVICE=vdc FSMSG_FSTYPE=btrfs \
-			FSMSG_SB_ID=4294967298 FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=dd \
+			FSMSG_SB_ID=4294967298 FSMSG_UID=0 FSMSG_PID=4242 OBJECT_PID=4242 FSMSG_COMM=dd \
 			FSMSG_COUNT=13 FSMSG_SUPPRESSED=0 FSMSG_TIMESTAMP_NS=1796283771000000002
 		entry "MESSAGE=missed 2 meta-enospc warnings on ext4 vdb (254:16)" \
 			"MESSAGE_ID=aea531d5c4ed4dcebe99b078603528b5" "$(printf "$ident" 3)" \
 			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
 			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
 			"FSMSG_UUID=$U" FSMSG_MISSED=2
-		entry "MESSAGE=${T}3Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)" \
+		entry "MESSAGE=vdb (ext4, 254:16): no space left for metadata; alloc_test[4242] uid 0" \
 			"MESSAGE_ID=5155047038ae484e943a282a1358d59a" "$(printf "$ident" 4)" \
 			FSMSG_EVENT=warning FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 \
 			FSMSG_SEVERITY=warning FSMSG_DEV=254:16 \
 			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
-			"FSMSG_UUID=$U" FSMSG_SB_ID=1 FSMSG_UID=0 FSMSG_PID=4242 FSMSG_COMM=alloc_test \
+			"FSMSG_UUID=$U" FSMSG_SB_ID=1 FSMSG_UID=0 FSMSG_PID=4242 OBJECT_PID=4242 FSMSG_COMM=alloc_test \
 			FSMSG_COUNT=9 FSMSG_SUPPRESSED=2 FSMSG_TIMESTAMP_NS=1796283771000000003
 	} >"$TMP/want"
 	check "--journal -F -j: listening, events and the missed report, every field" eval '[ $rc -eq 0 ] && cmp -s "$J" "$TMP/want" && [ "$(wc -l <"$TMP/out")" -eq 4 ] && grep -q "^fsmsg: listening" "$TMP/err"'

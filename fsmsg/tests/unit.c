@@ -2303,15 +2303,14 @@ static void test_journal(void)
 	ok(fsm_journal_event(&f, &ev, RECV, false) == 0, "journal event: built");
 	got = fields_str(&f);
 	is_str(got,
-	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
-	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n"
+	       "MESSAGE=vdb (ext4, 254:16): no space left for metadata; alloc_test[123] uid 1000\n"
 	       "MESSAGE_ID=" FSM_MSGID_META_ENOSPC "\n"
 	       "PRIORITY=4\n" J_ID
 	       "FSMSG_EVENT=warning\n"
 	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\nFSMSG_SEVERITY=warning\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
-	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nOBJECT_PID=123\nFSMSG_COMM=alloc_test\n"
 	       "FSMSG_COUNT=5\nFSMSG_SUPPRESSED=2\nFSMSG_TIMESTAMP_NS=1796283771123456789\n",
 	       "journal event: every field, in order");
 	free(got);
@@ -2322,7 +2321,7 @@ static void test_journal(void)
 	fsm_journal_event(&f, &ev, RECV, false);
 	got = fields_str(&f);
 	is_str(got,
-	       "MESSAGE=" RECV_STR " 8:3 - - uuid -: warning: unknown warning 7, uid -, pid - (-), count 7\n"
+	       "MESSAGE=8:3: unknown warning 7\n"
 	       "MESSAGE_ID=" FSM_MSGID_UNKNOWN "\n"
 	       "PRIORITY=4\n" J_ID
 	       "FSMSG_EVENT=warning\n"
@@ -2340,8 +2339,8 @@ static void test_journal(void)
 	got = fields_str(&f);
 	has_str(got, "\nFSMSG_COMM=a\"b\\c\\x0ad\\x01e\xc3\xa9\\xff\n",
 		"journal: controls and invalid bytes as \\xNN, the rest verbatim");
-	has_str(got, "(a\"b\\\\c\\x0ad\\x01e\xc3\xa9\xff), count 1\nMESSAGE_ID=",
-		"journal: MESSAGE is the text line, one line");
+	has_str(got, "no space left for data; a\"b\\\\c\\x0ad\\x01e\xc3\xa9\xff[123] uid 1000\nMESSAGE_ID=",
+		"journal: MESSAGE is a sentence, one line, the command escaped");
 	free(got);
 	raw_free(&r);
 
@@ -2418,14 +2417,13 @@ static void test_monitor_journal(void)
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
 	       "FSMSG_MISSED=1\n--\n"
-	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data,"
-	       " uid 1000, pid 123 (alloc_test), count 2\n"
+	       "MESSAGE=vdb (ext4, 254:16): no space left for data; alloc_test[123] uid 1000\n"
 	       "MESSAGE_ID=" FSM_MSGID_ENOSPC "\nPRIORITY=4\n" J_ID
 	       "FSMSG_EVENT=warning\n"
 	       "FSMSG_WARNING=enospc\nFSMSG_WARNING_ID=1\nFSMSG_SEVERITY=warning\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
-	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nOBJECT_PID=123\nFSMSG_COMM=alloc_test\n"
 	       "FSMSG_COUNT=2\nFSMSG_SUPPRESSED=0\nFSMSG_TIMESTAMP_NS=1796283771123456789\n--\n"
 	       "MESSAGE=skipped an invalid FS_MSG message: missing required attributes WARNING (1), DEV_MAJOR (2), DEV_MINOR (3), COUNT (12)\n"
 	       "PRIORITY=4\n" J_ID "--\n"
@@ -2668,14 +2666,13 @@ static void test_receive_time_monitor(void)
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
 	       "FSMSG_MISSED=1\n--\n"
-	       "MESSAGE=" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
-	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed)\n"
+	       "MESSAGE=vdb (ext4, 254:16): no space left for metadata; alloc_test[123] uid 1000\n"
 	       "MESSAGE_ID=" FSM_MSGID_META_ENOSPC "\nPRIORITY=4\n" J_ID
 	       "FSMSG_EVENT=warning\n"
 	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\nFSMSG_SEVERITY=warning\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
 	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
-	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nFSMSG_COMM=alloc_test\n"
+	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nOBJECT_PID=123\nFSMSG_COMM=alloc_test\n"
 	       "FSMSG_COUNT=6\nFSMSG_SUPPRESSED=1\nFSMSG_TIMESTAMP_NS=1796283771123456789\n"
 	       "FSMSG_RECEIVED_NS=" RX_NS "\n--\n",
 	       "monitor --receive-time, journal: FSMSG_RECEIVED_NS last, MESSAGE and missed report unchanged");
@@ -2684,13 +2681,13 @@ static void test_receive_time_monitor(void)
 	/* The same entry built directly, and without the option. */
 	fsm_fields_init(&f);
 	parse(&r, &ev, &err);
-	ok(fsm_journal_event(&f, &ev, RX, true) == 0 && f.n == 23 &&
-	   !strcmp(fsm_fields_get(&f, 22), "FSMSG_RECEIVED_NS=" RX_NS),
-	   "journal event --receive-time: 23 fields, FSMSG_RECEIVED_NS the last");
+	ok(fsm_journal_event(&f, &ev, RX, true) == 0 && f.n == 24 &&
+	   !strcmp(fsm_fields_get(&f, 23), "FSMSG_RECEIVED_NS=" RX_NS),
+	   "journal event --receive-time: 24 fields, FSMSG_RECEIVED_NS the last");
 	fsm_journal_event(&f, &ev, RX, false);
 	got = fields_str(&f);
-	ok(f.n == 22 && got && !strstr(got, "RECEIVED"),
-	   "journal event without it: 22 fields, no FSMSG_RECEIVED_NS");
+	ok(f.n == 23 && got && !strstr(got, "RECEIVED"),
+	   "journal event without it: 23 fields, no FSMSG_RECEIVED_NS");
 	free(got);
 	fsm_fields_free(&f);
 	raw_free(&r);
@@ -2973,9 +2970,8 @@ static void test_summary(void)
 	ok(fsm_journal_event(&jf, &ev, RECV, false) == 0, "summary: journal entry built");
 	got = fields_str(&jf);
 	is_str(got,
-	       "MESSAGE=2026-12-03T07:42:52.000000000Z 254:16 ext4 vdb uuid " UUID_STR
-	       " sb 7 label vol: warning: no space left for metadata,"
-	       " 37 warnings held back by rate limiting (count 120)\n"
+	       "MESSAGE=vdb (ext4, 254:16): 37 warnings of no space left for metadata"
+	       " held back by rate limiting\n"
 	       "MESSAGE_ID=" FSM_MSGID_SUMMARY "\n"
 	       "PRIORITY=4\n" J_ID
 	       "FSMSG_EVENT=summary\n"
