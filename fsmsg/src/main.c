@@ -271,8 +271,27 @@ static char *absolute(const char *path)
 	return abs;
 }
 
+/* Options of the listener that --list has no use for: refused with it. */
+static const char *not_for_list(int c)
+{
+	switch (c) {
+	case 'F': return "-F/--foreground";
+	case 'c': return "-c/--count";
+	case 't': return "-t/--timeout";
+	case 'p': return "-p/--pidfile";
+	case 's': return "-s/--syslog";
+	case 'q': return "-q/--quiet";
+	case 'r': return "-r/--receive-time";
+	case OPT_JOURNAL: return "--journal";
+	case OPT_TEXTFILE: return "--prometheus-textfile";
+	case OPT_SEVERITY: return "--severity";
+	default: return NULL;
+	}
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
+	const char *nolist = NULL;	/* the first option --list refuses */
 	static const struct option longopts[] = {
 		{ "foreground", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
@@ -308,6 +327,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 	while ((c = getopt_long(argc, argv, "Fjld:T:u:w:c:t:p:sqrhV",
 				longopts, NULL)) != -1) {
+		if (!nolist)
+			nolist = not_for_list(c);
 		switch (c) {
 		case 'F':
 			o->foreground = true;
@@ -399,6 +420,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->list && nolist)
+		usage_error("%s does not apply to --list", nolist);
 	if (o->syslog && o->journal)
 		usage_error("--syslog and --journal do not go together: the journal passes its entries on to syslog itself");
 }

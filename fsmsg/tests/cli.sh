@@ -122,6 +122,21 @@ expect "-d 8:x (neither MAJ:MIN nor a path) rejected" 1 \
 	"fsmsg: cannot resolve device '8:x'" "$FSMSG" -F -d 8:x
 expect "unknown option rejected" 1 "unrecognized option '--bogus'" "$FSMSG" --bogus
 expect "missing option argument rejected" 1 "option requires an argument -- 'c'" "$FSMSG" -F -c
+# Options of the listener are refused with --list, before anything runs.
+for o in "-F" "-c 1" "-t 1" "-p $TMP/list.pid" "-s" "-q" "-r" "--journal" \
+	"--prometheus-textfile $TMP/list.prom" "--severity error"; do
+	# shellcheck disable=SC2086 # $o is a word list
+	"$FSMSG" --list $o >"$TMP/out" 2>"$TMP/err"; rc=$?
+	name=$(printf '%s' "$o" | cut -d' ' -f1)
+	[ $rc -eq 1 ] && grep -q "^fsmsg: .*${name#-}.* does not apply to --list\$" "$TMP/err" &&
+		grep -qF "Try 'fsmsg --help' for more information." "$TMP/err" && [ ! -s "$TMP/out" ] &&
+		[ ! -e "$TMP/list.pid" ] && [ ! -e "$TMP/list.prom" ] &&
+		ok "--list $name: usage error, exit 1" || not_ok "--list $name: usage error, exit 1"
+done
+"$FSMSG" -p "$TMP/list.pid" -l >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 1 ] && [ "$(head -n 1 "$TMP/err")" = "fsmsg: -p/--pidfile does not apply to --list" ] &&
+	ok "-p before -l: refused too, the message names it" || not_ok "-p before -l: refused too, the message names it"
+
 # getopt's own messages start with "fsmsg: " too, whatever the path.
 for bin in "$FSMSG" $STATIC; do
 	[ -x "$bin" ] || continue
