@@ -58,7 +58,9 @@
 #define METRICS_PERIOD_NS	(60 * NSEC)
 
 /* Room for a burst: each queued skb costs ~1 KiB of receive buffer. */
-#define RCVBUF_BYTES (4 << 20)
+#define RCVBUF_BYTES (4 << 20)		/* default of --rcvbuf */
+#define RCVBUF_MIN (64 << 10)		/* a burst of warnings, at least */
+#define RCVBUF_MAX (1 << 30)		/* the kernel caps at INT_MAX / 2 */
 
 /* Datagrams read per wake-up before signals get another look. */
 #define BATCH 64
@@ -75,6 +77,7 @@ enum {
 	OPT_JOURNAL = 0x100,
 	OPT_TEXTFILE,
 	OPT_SEVERITY,
+	OPT_RCVBUF,
 };
 
 /* Values of one key a kernel filter takes (FS_MSG_CMD_NOTIFY_FILTER_SET). */
@@ -91,6 +94,7 @@ struct options {
 	bool quiet;
 	bool receive_time;	/* --receive-time */
 	uint64_t count;		/* 0: unlimited */
+	int rcvbuf;		/* --rcvbuf, bytes */
 	bool has_timeout;
 	struct timespec timeout;
 	char *pidfile;		/* absolute, malloc()ed */
@@ -155,6 +159,8 @@ static void usage(FILE *fp)
 "  -u, --uuid UUID          only the filesystem with UUID (repeatable)\n"
 "  -w, --warning TYPE       only warnings of TYPE: enospc, meta-enospc,\n"
 "                           inode-enospc, or a number (repeatable)\n"
+"      --rcvbuf BYTES       the event socket's receive buffer, K or M suffix,\n"
+"                           64K to 1024M (default 4M)\n"
 "      --severity MIN       only messages of severity MIN or higher: info,\n"
 "                           warning, error, critical, or 1 to 4\n"
 "  -c, --count N            exit after N warnings (summaries do not count)\n"
@@ -234,6 +240,28 @@ static int parse_count(const char *s, uint64_t *v)
 }
 
 /* Seconds: digits with at most one decimal point, at most a year. */
+/* BYTES[K|M]: K and M are 1024 and 1048576; within RCVBUF_MIN..MAX. */
+static int parse_rcvbuf(const char *s, int *v)
+{
+	unsigned long long n, mult = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		mult = 1ULL << 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		mult = 1ULL << 20, end++;
+	if (*end || n > RCVBUF_MAX / mult || n * mult < RCVBUF_MIN)
+		return -1;
+	*v = (int)(n * mult);
+	return 0;
+}
+
 static int parse_timeout(const char *s, struct timespec *ts)
 {
 	size_t digits = strspn(s, "0123456789"), dot = 0;
@@ -285,6 +313,7 @@ static const char *not_for_list(int c)
 	case OPT_JOURNAL: return "--journal";
 	case OPT_TEXTFILE: return "--prometheus-textfile";
 	case OPT_SEVERITY: return "--severity";
+	case OPT_RCVBUF: return "--rcvbuf";
 	default: return NULL;
 	}
 }
@@ -307,6 +336,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "journal", no_argument, NULL, OPT_JOURNAL },
 		{ "prometheus-textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "severity", required_argument, NULL, OPT_SEVERITY },
+		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "receive-time", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
@@ -315,6 +345,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	};
 	struct fsm_error err;
 	uint8_t uuid[FSM_UUID_LEN];
+
+	o->rcvbuf = RCVBUF_BYTES;
 	uint32_t w;
 	int c;
 
@@ -362,6 +394,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 					    optarg);
 			if (fsm_filter_add_warning(&o->filter, w) < 0)
 				oom();
+			break;
+		case OPT_RCVBUF:
+			if (parse_rcvbuf(optarg, &o->rcvbuf) < 0)
+				usage_error("invalid --rcvbuf '%s' (bytes, K or M, from 64K to 1024M)",
+					    optarg);
 			break;
 		case OPT_SEVERITY:
 			if (fsm_parse_severity(optarg, &o->filter.min_severity) < 0)
@@ -663,14 +700,14 @@ static void open_dump_socket(struct app *app)
 
 static void set_rcvbuf(struct app *app)
 {
-	int fd = nl_socket_get_fd(app->ev), size = RCVBUF_BYTES;
+	int fd = nl_socket_get_fd(app->ev), size = app->opt.rcvbuf;
 
 	/* FORCE passes net.core.rmem_max but needs CAP_NET_ADMIN. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) == 0)
 		return;
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
-		say(app, LOG_WARNING, "cannot enlarge the receive buffer: %s",
-		    strerror(errno));
+		say(app, LOG_WARNING, "cannot set the receive buffer to %d bytes: %s",
+		    size, strerror(errno));
 }
 
 /* The answer to the kernel filter request, from the ACK or error callback. */

@@ -122,9 +122,18 @@ expect "-d 8:x (neither MAJ:MIN nor a path) rejected" 1 \
 	"fsmsg: cannot resolve device '8:x'" "$FSMSG" -F -d 8:x
 expect "unknown option rejected" 1 "unrecognized option '--bogus'" "$FSMSG" --bogus
 expect "missing option argument rejected" 1 "option requires an argument -- 'c'" "$FSMSG" -F -c
+# --rcvbuf: a size with an optional K or M, 64K to 1024M.
+for v in "" x 1G 63K 65535 1025M 4MB -4M " 4M" 18446744073709551616; do
+	expect "--rcvbuf '$v' rejected" 1 "fsmsg: invalid --rcvbuf '$v' (bytes, K or M, from 64K to 1024M)" \
+		"$FSMSG" -F --rcvbuf "$v"
+done
+for v in 64K 65536 4M 4m 1024M; do
+	expect "--rcvbuf $v accepted (then: no family)" 2 "no FS_MSG family" "$FSMSG" -F --rcvbuf "$v"
+done
+
 # Options of the listener are refused with --list, before anything runs.
 for o in "-F" "-c 1" "-t 1" "-p $TMP/list.pid" "-s" "-q" "-r" "--journal" \
-	"--prometheus-textfile $TMP/list.prom" "--severity error"; do
+	"--prometheus-textfile $TMP/list.prom" "--severity error" "--rcvbuf 4M"; do
 	# shellcheck disable=SC2086 # $o is a word list
 	"$FSMSG" --list $o >"$TMP/out" 2>"$TMP/err"; rc=$?
 	name=$(printf '%s' "$o" | cut -d' ' -f1)

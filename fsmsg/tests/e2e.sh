@@ -621,6 +621,21 @@ if [ -n "$dpid" ]; then
 fi
 check "daemon: SIGTERM ends it and removes the pidfile" eval '[ -n "$dpid" ] && ! kill -0 "$dpid" 2>/dev/null && [ ! -e "$TMP/d.pid" ]'
 
+# --rcvbuf: the event socket's receive buffer, forced when permitted.
+# (libnl sets 32768 on every socket it connects: not fsmsg's.)
+rcvbuf_log() { grep -v ' 32768$' "$TMP/rcvbuf"; }
+printf 'fs 254 16 ext4 vdb - 0 0 0\n' | script
+rm -f "$TMP/rcvbuf"
+FAKEGENL_RCVBUF=$TMP/rcvbuf fake "$FSMSG" -F -q -t 0.2
+check "receive buffer: 4 MiB by default, SO_RCVBUFFORCE" eval '[ $rc -eq 0 ] && [ "$(rcvbuf_log)" = "SO_RCVBUFFORCE 4194304" ]'
+rm -f "$TMP/rcvbuf"
+FAKEGENL_RCVBUF=$TMP/rcvbuf fake "$FSMSG" -F -q -t 0.2 --rcvbuf 16M
+check "--rcvbuf 16M: SO_RCVBUFFORCE 16777216" eval '[ $rc -eq 0 ] && [ "$(rcvbuf_log)" = "SO_RCVBUFFORCE 16777216" ]'
+rm -f "$TMP/rcvbuf"
+FAKEGENL_RCVBUF=$TMP/rcvbuf FAKEGENL_DENY_RCVBUFFORCE=1 fake "$FSMSG" -F -q -t 0.2 --rcvbuf 256K
+check "--rcvbuf 256K without CAP_NET_ADMIN: SO_RCVBUF after the refused FORCE, no complaint" eval '[ $rc -eq 0 ] && [ "$(rcvbuf_log)" = "SO_RCVBUFFORCE 262144
+SO_RCVBUF 262144" ] && [ ! -s "$TMP/err" ]'
+
 # One fsmsg per pidfile: the first one's lock keeps the second out.
 printf 'fs 254 16 ext4 vdb - 0 0 0\n' | script
 fake_bg "$FSMSG" -F -p "$TMP/lock.pid"

@@ -61,6 +61,9 @@
  *   FAKEGENL_JOURNAL=file   sd_journal_sendv() appends the entry's fields,
  *                           one a line, and an empty line
  *   FAKEGENL_JOURNAL_ERRNO=N  sd_journal_sendv() fails with -N
+ *   FAKEGENL_RCVBUF=file    SO_RCVBUF/SO_RCVBUFFORCE on a fake socket
+ *                           append "SO_RCVBUF N" or "SO_RCVBUFFORCE N"
+ *   FAKEGENL_DENY_RCVBUFFORCE=1  SO_RCVBUFFORCE fails with EPERM
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -932,6 +935,25 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 
 		memcpy(&on, val, sizeof(on));
 		f->ext_ack = on != 0;
+	}
+	if (level == SOL_SOCKET && (name == SO_RCVBUF || name == SO_RCVBUFFORCE) &&
+	    len >= sizeof(int)) {
+		const char *log = getenv("FAKEGENL_RCVBUF");
+		bool force = name == SO_RCVBUFFORCE;
+		int size;
+
+		memcpy(&size, val, sizeof(size));
+		if (log) {
+			FILE *fp = fopen(log, "a");
+
+			if (!fp || fprintf(fp, "%s %d\n", force ? "SO_RCVBUFFORCE" :
+					   "SO_RCVBUF", size) < 0 || fclose(fp) != 0)
+				die("%s: %s", log, strerror(errno));
+		}
+		if (force && getenv("FAKEGENL_DENY_RCVBUFFORCE")) {
+			errno = EPERM;
+			return -1;
+		}
 	}
 	return 0;	/* buffer sizes and the like: fine */
 }
