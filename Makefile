@@ -131,7 +131,7 @@ sparse: kernel-tree base-config
 
 tools: deps
 	$(Q)+$(MAKE) -C alloc_test OUT=$(BUILD)/alloc_test
-	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg all promcheck
+	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg all static promcheck
 
 images: deps
 	@echo "  MKFS    $(IMAGES)"

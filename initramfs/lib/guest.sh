@@ -104,7 +104,7 @@ listener_start() {
 	shift
 	fsmsg -F "$@" > "/tmp/$name.out" 2> "/tmp/$name.err" &
 	echo $! > "/tmp/$name.pid"
-	if ! wait_for 20 grep -q '^fsmsg: listening' "/tmp/$name.err"; then
+	if ! wait_for 20 grep -qs '^fsmsg: listening' "/tmp/$name.err"; then
 		sed 's/^/# fsmsg: /' "/tmp/$name.err"
 		fail "fsmsg ($name) did not start listening"
 	fi

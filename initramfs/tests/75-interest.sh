@@ -59,9 +59,9 @@ t_filter_two_listeners() {
 	fill_up xfs
 	e0=$(fs_total ext4)
 	x0=$(fs_total xfs)
-	watch_start w_ext4 60 "dev=$(sb_dev ext4)"
-	watch_start w_xfs 60 fstype=xfs
-	watch_start w_all 60
+	watch_start w_ext4 900 "dev=$(sb_dev ext4)"
+	watch_start w_xfs 900 fstype=xfs
+	watch_start w_all 900
 	fail_writes ext4 3
 	# A full XFS cannot even create the flood's file: whatever fails counts.
 	alloc_test /mnt/xfs --mode buffered --after-full 2 --workdir-name case.fail \
@@ -94,9 +94,9 @@ t_filter_type_severity() {
 	ratelimit 0
 	mkdir -p /mnt/ext4/case.fail
 	fill_up ext4
-	watch_start w_inode 60 warning=3
-	watch_start w_crit 60 severity=4
-	watch_start w_warn 60 warning=1 severity=2
+	watch_start w_inode 900 warning=3
+	watch_start w_crit 900 severity=4
+	watch_start w_warn 900 warning=1 severity=2
 	fail_writes ext4 2
 	wait_for 10 has_lines /tmp/w_warn.out 2 ||
 		fail "the enospc listener got $(lines /tmp/w_warn.out) messages, expected 2"
@@ -119,12 +119,12 @@ t_filter_sb_id_remount() {
 	id=$(sb_id ext4)
 	uuid=$(img_var ext4 UUID)
 	[ -n "$id" ] || fail "no sb_id for /mnt/ext4 in the dump"
-	watch_start w_id 60 "sb=$id"
+	watch_start w_id 900 "sb=$id"
 	remount ext4
 	[ "$(sb_id ext4)" != "$id" ] || fail "the new mount kept superblock id $id"
 	mkdir -p /mnt/ext4/case.fail
 	fill_up ext4
-	watch_start w_uuid 60 "uuid=$uuid"
+	watch_start w_uuid 900 "uuid=$uuid"
 	fail_writes ext4 2
 	wait_for 10 has_lines /tmp/w_uuid.out 2 ||
 		fail "the UUID listener got $(lines /tmp/w_uuid.out) messages, expected 2"
@@ -190,9 +190,9 @@ t_identity_relabel() {
 	for name in ext4 xfs btrfs; do
 		mkdir -p "/mnt/$name/case.fail"
 		nearly_fill "$name"
-		watch_start w_label 120 "dev=$(sb_dev "$name")"
-		# Fills the last blocks, then fails 2000 writes of its own file.
-		alloc_test "/mnt/$name" --mode buffered --after-full 2000 \
+		watch_start w_label 900 "dev=$(sb_dev "$name")"
+		# Fills the last blocks, then fails 500 writes of its own file.
+		alloc_test "/mnt/$name" --mode buffered --after-full 500 \
 			--workdir-name case.fail > /dev/null 2>&1 &
 		writer=$!
 		n=0
@@ -227,7 +227,7 @@ t_summary_burst() {
 	ratelimit 1000
 	mkdir -p /mnt/ext4/case.fail
 	fill_up ext4
-	watch_start w_sum 60 "dev=$(sb_dev ext4)"
+	watch_start w_sum 900 "dev=$(sb_dev ext4)"
 	fail_writes ext4 "$n"
 	# Two intervals, no dump, no later warning.
 	sleep 2
@@ -250,7 +250,7 @@ t_summary_umount() {
 	ratelimit 1000
 	mkdir -p /mnt/ext4/case.fail
 	fill_up ext4
-	watch_start w_um 120 fstype=ext4
+	watch_start w_um 900 fstype=ext4
 	round=0
 	while [ "$round" -lt 5 ]; do
 		fail_writes ext4 "$n"
