@@ -40,7 +40,8 @@ fi
 # One vCPU each when guests share the host's CPUs.
 smp=${QEMU_SMP:-$(( shards > 1 ? 1 : 2 ))}
 
-# boot IMAGEDIR OUT CONSOLE [APPEND...]: one guest, its results in OUT
+# boot IMAGEDIR OUT CONSOLE [APPEND...]: one guest, its results appended
+# to OUT (which the caller empties first, so a reader can follow it)
 boot() {
 	local imgdir=$1 bout=$2 bconsole=$3 name file
 	shift 3
@@ -57,7 +58,7 @@ boot() {
 		"${accel[@]}" -smp "$smp" -m "${QEMU_MEM:-1024}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 		-serial "file:$bconsole" -chardev stdio,id=out,signal=off \
-		-serial chardev:out "${drives[@]}" </dev/null > "$bout"
+		-serial chardev:out "${drives[@]}" </dev/null >> "$bout"
 }
 
 if [ "$shards" -gt 1 ]; then
@@ -75,6 +76,7 @@ if [ "$shards" -gt 1 ]; then
 				echo "$name $imgdir/$name.img"
 			done < "$images/drives" > "$imgdir/drives"
 		fi
+		: > "$logdir/$mode.$k.out"
 		boot "$imgdir" "$logdir/$mode.$k.out" "$logdir/$mode.$k.console" \
 			"fsmsg.shard=$k/$shards" &
 		pids+=($!)
@@ -123,6 +125,7 @@ if [ "${V:-0}" = 1 ]; then
 fi
 
 set +e
+: > "$out"
 boot "$images" "$out" "$console" &
 bootpid=$!
 tail -n +1 --pid="$bootpid" -f "$out" 2>/dev/null
