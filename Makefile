@@ -144,7 +144,7 @@ $(GEN_INIT_CPIO): | kernel-tree
 # The guest tests' hostile and malformed netlink client, and the other
 # static helpers.
 probe: $(PROBE) $(GUEST_TOOLS)
-$(BUILD)/probe/%: initramfs/probe/%.c fsmsg/uapi/linux/fs_msg.h
+$(BUILD)/probe/%: initramfs/probe/%.c initramfs/probe/genl_req.h fsmsg/uapi/linux/fs_msg.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)gcc -std=gnu11 -Wall -Wextra -Werror -O2 -static -o $@ $<
