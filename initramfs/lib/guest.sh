@@ -222,6 +222,36 @@ fill_up() {
 		> /dev/null || fail "could not fill /mnt/$1"
 }
 
+# counter_col WARNING: WARNING's column in counters_all's lines
+counter_col() {
+	case $1 in enospc) echo 2;; meta-enospc) echo 3;; *) echo 4;; esac
+}
+
+# counter_of FILE NAME WARNING: the count of WARNING for NAME in a
+# counters_all FILE
+counter_of() {
+	awk -v n="$2" -v c="$(counter_col "$3")" '$1 == n { print $c }' "$1"
+}
+
+# expect_only_counter NAME WARNING DELTA WHAT: between the counters_all
+# snapshots /tmp/before and /tmp/after, WARNING on NAME grew by DELTA and
+# nothing else moved: other warning types on this filesystem, and every
+# other filesystem (the negative controls)
+expect_only_counter() {
+	local name=$1 warning=$2 col
+	expect_eq "$(( $(counter_of /tmp/after "$name" "$warning") -
+		      $(counter_of /tmp/before "$name" "$warning") ))" "$3" "$4"
+	col=$(counter_col "$warning")
+	awk -v n="$name" -v c="$col" '$1 != n { print } $1 == n { $c = "-"; print }' \
+		/tmp/before > /tmp/before.rest
+	awk -v n="$name" -v c="$col" '$1 != n { print } $1 == n { $c = "-"; print }' \
+		/tmp/after > /tmp/after.rest
+	if ! cmp -s /tmp/before.rest /tmp/after.rest; then
+		diff /tmp/before.rest /tmp/after.rest | sed 's/^/# /'
+		fail "other counters changed"
+	fi
+}
+
 # enospc_case NAME MODE WARNING [PREFILL [kept]]: the test matrix.
 #
 # Fills /mnt/NAME nearly, or completely with data if PREFILL is "prefill"
@@ -236,7 +266,7 @@ fill_up() {
 enospc_case() {
 	local name=$1 mode=$2 warning=$3 prefill=${4:-}
 	local dir fstype uuid dev device extra out rc failed errors n prev line
-	local count col before after work=case.work keep=
+	local count work=case.work keep=
 	dir=/mnt/$name
 	fstype=$(img_var "$name" FSTYPE)
 	uuid=$(img_var "$name" UUID)
@@ -329,21 +359,10 @@ enospc_case() {
 	prev=${line#* }
 	expect_eq "$n" "$failed" "events received for $failed failed operations"
 
-	# The dump agrees, and nothing else moved: other warning types on this
-	# filesystem, and every other filesystem (the negative controls).
-	col=$(case $warning in enospc) echo 2;; meta-enospc) echo 3;; *) echo 4;; esac)
-	before=$(awk -v n="$name" -v c="$col" '$1 == n { print $c }' /tmp/before)
-	after=$(awk -v n="$name" -v c="$col" '$1 == n { print $c }' /tmp/after)
-	expect_eq "$((after - before))" "$failed" "kernel counter delta"
-	expect_eq "$prev" "$after" "count in the last event"
-	awk -v n="$name" -v c="$col" '$1 != n { print } $1 == n { $c = "-"; print }' \
-		/tmp/before > /tmp/before.rest
-	awk -v n="$name" -v c="$col" '$1 != n { print } $1 == n { $c = "-"; print }' \
-		/tmp/after > /tmp/after.rest
-	if ! cmp -s /tmp/before.rest /tmp/after.rest; then
-		diff /tmp/before.rest /tmp/after.rest | sed 's/^/# /'
-		fail "other counters changed"
-	fi
+	# The dump agrees, and nothing else moved.
+	expect_only_counter "$name" "$warning" "$failed" "kernel counter delta"
+	expect_eq "$prev" "$(counter_of /tmp/after "$name" "$warning")" \
+		"count in the last event"
 }
 
 # matrix NAME MODE WARNING [prefill|none|"" [IMAGE]]: register one
