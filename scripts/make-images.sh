@@ -55,6 +55,7 @@ xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 # name type slices size-MiB mkfs-options
 SLICED="
 dumpset   ext4  12  4    -N 64
+errset    ext4  3   8    -N 64
 "
 
 mk() {

@@ -9,6 +9,7 @@
  */
 #include "event.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,13 @@ static const struct nla_policy event_policy[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_BOOTTIME]	= { .type = FSM_NLA_UINT },
 	[FS_MSG_A_SEVERITY]	= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_LABEL]	= { .type = NLA_STRING, .maxlen = FSM_LABEL_MAX },
+	[FS_MSG_A_ERRNO]	= { .type = NLA_U32, .maxlen = 4 },
+	[FS_MSG_A_FUNCTION]	= { .type = NLA_STRING, .maxlen = FSM_FUNCTION_MAX },
+	[FS_MSG_A_LINE]		= { .type = NLA_U32, .maxlen = 4 },
+	[FS_MSG_A_INODE]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_BLOCK]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_REASON]	= { .type = NLA_U32, .maxlen = 4 },
+	[FS_MSG_A_FS_FLAGS]	= { .type = NLA_U32, .maxlen = 4 },
 };
 
 static const struct nla_policy counter_policy[FS_MSG_A_COUNTER_MAX + 1] = {
@@ -76,6 +84,13 @@ static const char *const attr_names[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_BOOTTIME] = "BOOTTIME",
 	[FS_MSG_A_SEVERITY] = "SEVERITY",
 	[FS_MSG_A_LABEL] = "LABEL",
+	[FS_MSG_A_ERRNO] = "ERRNO",
+	[FS_MSG_A_FUNCTION] = "FUNCTION",
+	[FS_MSG_A_LINE] = "LINE",
+	[FS_MSG_A_INODE] = "INODE",
+	[FS_MSG_A_BLOCK] = "BLOCK",
+	[FS_MSG_A_REASON] = "REASON",
+	[FS_MSG_A_FS_FLAGS] = "FS_FLAGS",
 };
 
 static const char *const counter_names[FS_MSG_A_COUNTER_MAX + 1] = {
@@ -362,6 +377,21 @@ int fsm_event_parse(const void *buf, size_t buflen, int family,
 		ev->device = (const char *)tb[FS_MSG_A_DEVICE].data;
 	if (tb[FS_MSG_A_COMM].present)
 		ev->comm = (const char *)tb[FS_MSG_A_COMM].data;
+
+	if ((ev->has_errno = tb[FS_MSG_A_ERRNO].present))
+		ev->error = get_u32(&tb[FS_MSG_A_ERRNO]);
+	if ((ev->has_line = tb[FS_MSG_A_LINE].present))
+		ev->line = get_u32(&tb[FS_MSG_A_LINE]);
+	if ((ev->has_inode = tb[FS_MSG_A_INODE].present))
+		ev->inode = get_uint(&tb[FS_MSG_A_INODE]);
+	if ((ev->has_block = tb[FS_MSG_A_BLOCK].present))
+		ev->block = get_uint(&tb[FS_MSG_A_BLOCK]);
+	if ((ev->has_reason = tb[FS_MSG_A_REASON].present))
+		ev->reason = get_u32(&tb[FS_MSG_A_REASON]);
+	if ((ev->has_fs_flags = tb[FS_MSG_A_FS_FLAGS].present))
+		ev->fs_flags = get_u32(&tb[FS_MSG_A_FS_FLAGS]);
+	if (tb[FS_MSG_A_FUNCTION].present)
+		ev->function = (const char *)tb[FS_MSG_A_FUNCTION].data;
 	return FSM_PARSE_OK;
 }
 
@@ -510,18 +540,21 @@ const struct fsm_counter *fsm_fs_counter(const struct fsm_fs *fs,
 	return NULL;
 }
 
+/* Name and words of each warning type, by number. */
+static const struct {
+	const char *name;
+	const char *words;
+} warning_types[FS_MSG_WARN_MAX + 1] = {
+	[FS_MSG_WARN_ENOSPC] = { "enospc", "no space left for data" },
+	[FS_MSG_WARN_META_ENOSPC] = { "meta-enospc", "no space left for metadata" },
+	[FS_MSG_WARN_INODE_ENOSPC] = { "inode-enospc", "no free inodes" },
+	[FS_MSG_WARN_FS_ERROR] = { "fs-error", "filesystem error" },
+	[FS_MSG_WARN_SHUTDOWN] = { "shutdown", "filesystem shut down" },
+};
+
 const char *fsm_warning_name(uint32_t warning)
 {
-	switch (warning) {
-	case FS_MSG_WARN_ENOSPC:
-		return "enospc";
-	case FS_MSG_WARN_META_ENOSPC:
-		return "meta-enospc";
-	case FS_MSG_WARN_INODE_ENOSPC:
-		return "inode-enospc";
-	default:
-		return NULL;
-	}
+	return warning <= FS_MSG_WARN_MAX ? warning_types[warning].name : NULL;
 }
 
 const char *fsm_severity_name(uint32_t severity)
@@ -558,14 +591,35 @@ int fsm_parse_severity(const char *s, uint32_t *severity)
 
 const char *fsm_warning_words(uint32_t warning)
 {
-	switch (warning) {
-	case FS_MSG_WARN_ENOSPC:
-		return "no space left for data";
-	case FS_MSG_WARN_META_ENOSPC:
-		return "no space left for metadata";
-	case FS_MSG_WARN_INODE_ENOSPC:
-		return "no free inodes";
-	default:
-		return NULL;
-	}
+	return warning <= FS_MSG_WARN_MAX ? warning_types[warning].words : NULL;
+}
+
+const char *fsm_reason_name(uint32_t reason)
+{
+	static const char *const names[] = {
+		[FS_MSG_SHUTDOWN_REASON_ERROR] = "error",
+		[FS_MSG_SHUTDOWN_REASON_USER] = "user",
+		[FS_MSG_SHUTDOWN_REASON_IO_ERROR] = "io-error",
+		[FS_MSG_SHUTDOWN_REASON_CORRUPTION] = "corruption",
+		[FS_MSG_SHUTDOWN_REASON_DEVICE_REMOVED] = "device-removed",
+		[FS_MSG_SHUTDOWN_REASON_ABORT] = "abort",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : NULL;
+}
+
+const char *fsm_errno_name(uint32_t error)
+{
+#ifdef __GLIBC__
+#if __GLIBC_PREREQ(2, 32)
+#define FSM_HAVE_STRERRORNAME_NP 1
+#endif
+#endif
+#ifdef FSM_HAVE_STRERRORNAME_NP
+	/* NULL for a value glibc has no name for. */
+	return error && error <= INT_MAX ? strerrorname_np((int)error) : NULL;
+#else
+	(void)error;
+	return NULL;	/* the number only */
+#endif
 }

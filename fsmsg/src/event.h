@@ -23,9 +23,10 @@
 #define FSM_DEVICE_MAX	64
 #define FSM_COMM_MAX	256
 #define FSM_LABEL_MAX	512	/* the kernel: 255 bytes and the NUL */
+#define FSM_FUNCTION_MAX 512	/* the kernel's KSYM_NAME_LEN */
 #define FSM_UUID_LEN	16
 
-/* Distinct warning types one dump reply may carry (the ABI has three). */
+/* Distinct warning types one dump reply may carry (the ABI has five). */
 #define FSM_MAX_COUNTERS 32
 
 enum fsm_parse_status {
@@ -69,6 +70,17 @@ struct fsm_event {
 	const char *device;
 	const char *comm;
 	const char *label;	/* volume label, any bytes but NUL */
+
+	/* fs-error and shutdown details; each only when the message had it */
+	bool has_errno, has_line, has_inode, has_block, has_reason;
+	bool has_fs_flags;
+	uint32_t error;		/* ERRNO: a positive errno value */
+	uint32_t line;		/* LINE in the kernel source */
+	uint64_t inode;
+	uint64_t block;
+	uint32_t reason;	/* enum fs_msg_shutdown_reason, or newer */
+	uint32_t fs_flags;	/* the filesystem's own flags */
+	const char *function;	/* FUNCTION: the kernel function, or NULL */
 };
 
 struct fsm_counter {
@@ -113,7 +125,8 @@ void fsm_fs_release(struct fsm_fs *fs);
 const struct fsm_counter *fsm_fs_counter(const struct fsm_fs *fs,
 					 uint32_t warning);
 
-/* "enospc", "meta-enospc", "inode-enospc"; NULL for other values. */
+/* "enospc", "meta-enospc", "inode-enospc", "fs-error", "shutdown"; NULL
+ * for other values. */
 const char *fsm_warning_name(uint32_t warning);
 /* "info", "warning", "error", "critical"; NULL for other values. */
 const char *fsm_severity_name(uint32_t severity);
@@ -121,5 +134,10 @@ const char *fsm_severity_name(uint32_t severity);
 int fsm_parse_severity(const char *s, uint32_t *severity);
 /* "no space left for data", ...; NULL for other values. */
 const char *fsm_warning_words(uint32_t warning);
+/* "error", "user", "io-error", ... (enum fs_msg_shutdown_reason); NULL for
+ * other values. */
+const char *fsm_reason_name(uint32_t reason);
+/* "EIO", "EUCLEAN", ...; NULL when the C library has no name for it. */
+const char *fsm_errno_name(uint32_t error);
 
 #endif

@@ -202,7 +202,7 @@ long fsm_filter_columns(const struct fsm_filter *f, const struct fsm_fs *fss,
 			if (add_col(&cols, &ncols, f->warnings[i]) < 0)
 				goto oom;
 	} else {
-		for (uint32_t w = FS_MSG_WARN_ENOSPC; w <= FS_MSG_WARN_INODE_ENOSPC; w++)
+		for (uint32_t w = FS_MSG_WARN_ENOSPC; w <= FS_MSG_WARN_MAX; w++)
 			if (add_col(&cols, &ncols, w) < 0)
 				goto oom;
 		for (size_t r = 0; r < n; r++)
@@ -239,16 +239,13 @@ static int parse_u32(const char *s, const char **end, uint32_t *v)
 
 int fsm_parse_warning(const char *s, uint32_t *warning)
 {
-	static const char *const names[] = {
-		[FS_MSG_WARN_ENOSPC] = "enospc",
-		[FS_MSG_WARN_META_ENOSPC] = "meta-enospc",
-		[FS_MSG_WARN_INODE_ENOSPC] = "inode-enospc",
-	};
 	const char *end;
 	uint32_t v;
 
-	for (uint32_t w = FS_MSG_WARN_ENOSPC; w <= FS_MSG_WARN_INODE_ENOSPC; w++) {
-		if (!strcasecmp(s, names[w])) {
+	for (uint32_t w = FS_MSG_WARN_ENOSPC; w <= FS_MSG_WARN_MAX; w++) {
+		const char *name = fsm_warning_name(w);
+
+		if (name && !strcasecmp(s, name)) {
 			*warning = w;
 			return 0;
 		}

@@ -46,7 +46,7 @@ bool fsm_filter_event(const struct fsm_filter *f, const struct fsm_event *ev);
 
 /*
  * Warning types --list shows: those of the warning filter if any, else the
- * three known ones plus any newer ones the rows carry; sorted. *cols is
+ * five known ones plus any newer ones the rows carry; sorted. *cols is
  * malloc()ed. Returns the number, or -1 when out of memory.
  */
 long fsm_filter_columns(const struct fsm_filter *f, const struct fsm_fs *fss,

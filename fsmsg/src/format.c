@@ -586,9 +586,82 @@ static void put_event_head(struct fsm_buf *b, const struct fsm_event *ev)
 	}
 }
 
+/* %#x, as 0x0 for 0 too. */
+static void put_hex32(struct fsm_buf *b, uint32_t v)
+{
+	char *p = room(b, 10), *q;
+	int shift = 28;
+
+	if (!p)
+		return;
+	q = p;
+	*q++ = '0';
+	*q++ = 'x';
+	while (shift > 0 && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*q++ = "0123456789abcdef"[(v >> shift) & 0xf];
+	commit(b, q);
+}
+
+/*
+ * The details of an fs-error or a shutdown, those the message has, after
+ * the count:
+ *  reason error fs_flags 0x0 errno EIO (5) function ext4_lookup line 1234
+ *  inode 12 block 0
+ * an errno the C library has no name for as " errno 200", a newer reason
+ * as its number; the function one token, as a label.
+ */
+static void put_details_text(struct fsm_buf *b, const struct fsm_event *ev)
+{
+	if (ev->has_reason) {
+		const char *name = fsm_reason_name(ev->reason);
+
+		put_lit(b, " reason ");
+		if (name)
+			fsm_buf_puts(b, name);
+		else
+			put_u64(b, ev->reason);
+	}
+	if (ev->has_fs_flags) {
+		put_lit(b, " fs_flags ");
+		put_hex32(b, ev->fs_flags);
+	}
+	if (ev->has_errno) {
+		const char *name = fsm_errno_name(ev->error);
+
+		put_lit(b, " errno ");
+		if (name) {
+			fsm_buf_puts(b, name);
+			put_lit(b, " (");
+			put_u64(b, ev->error);
+			put_lit(b, ")");
+		} else {
+			put_u64(b, ev->error);
+		}
+	}
+	if (ev->function && *ev->function) {
+		put_lit(b, " function ");
+		put_label_token(b, ev->function);
+	}
+	if (ev->has_line) {
+		put_lit(b, " line ");
+		put_u64(b, ev->line);
+	}
+	if (ev->has_inode) {
+		put_lit(b, " inode ");
+		put_u64(b, ev->inode);
+	}
+	if (ev->has_block) {
+		put_lit(b, " block ");
+		put_u64(b, ev->block);
+	}
+}
+
 /*
  * 2026-12-03T07:42:51.123456789Z 254:16 ext4 vdb uuid <uuid> sb 7: warning:
  * no space left for data, uid 0, pid 123 (alloc_test), count 5 (2 suppressed)
+ * then the details of an fs-error or a shutdown (put_details_text()),
  * and with @received: ... (2 suppressed) received +12.345us
  * A summary:
  * 2026-12-03T07:42:52.000000000Z 254:16 ext4 vdb uuid <uuid> sb 7: warning:
@@ -611,6 +684,7 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 			put_lit(b, " warnings held back by rate limiting (count ");
 		put_u64(b, ev->count);
 		put_lit(b, ")");
+		put_details_text(b, ev);
 		if (received)
 			put_received_delta(b, ev, recv_ns);
 		put_lit(b, "\n");
@@ -635,6 +709,7 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 		put_u64(b, ev->suppressed);
 		put_lit(b, " suppressed)");
 	}
+	put_details_text(b, ev);
 	if (received)
 		put_received_delta(b, ev, recv_ns);
 	put_lit(b, "\n");
@@ -695,6 +770,34 @@ static void json_severity(struct fsm_buf *b, uint32_t severity)
 }
 
 /*
+ * The details of an fs-error or a shutdown, null when absent: errno and
+ * its name (null when the C library has none), function, line, inode,
+ * block, the reason's name (its number when newer than fsmsg) and number,
+ * fs_flags.
+ */
+static void json_details(struct fsm_buf *b, const struct fsm_event *ev)
+{
+	const char *reason = ev->has_reason ? fsm_reason_name(ev->reason) : NULL;
+
+	json_u64(b, "errno", ev->has_errno, ev->error);
+	json_key(b, "errno_name");
+	fsm_json_string(b, ev->has_errno ? fsm_errno_name(ev->error) : NULL);
+	json_key(b, "function");
+	fsm_json_string(b, ev->function);
+	json_u64(b, "line", ev->has_line, ev->line);
+	json_u64(b, "inode", ev->has_inode, ev->inode);
+	json_u64(b, "block", ev->has_block, ev->block);
+	if (reason) {
+		json_key(b, "reason");
+		fsm_json_string(b, reason);
+	} else {
+		json_u64(b, "reason", ev->has_reason, ev->reason);
+	}
+	json_u64(b, "reason_id", ev->has_reason, ev->reason);
+	json_u64(b, "fs_flags", ev->has_fs_flags, ev->fs_flags);
+}
+
+/*
  * A warning or a summary ("event":"warning" or "summary"); a summary has
  * the task keys too, as null, so that both have the same keys.
  */
@@ -730,6 +833,7 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	fsm_json_string(b, ev->comm);
 	json_u64(b, "count", true, ev->count);
 	json_u64(b, "suppressed", ev->has_suppressed, ev->suppressed);
+	json_details(b, ev);
 	/* --receive-time: last, so that every other key keeps its place. */
 	if (received)
 		json_u64(b, "received_ns", true, recv_ns);

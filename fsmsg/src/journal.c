@@ -105,16 +105,17 @@ size_t fsm_fields_iovec(const struct fsm_fields *f, struct iovec *iov)
 
 const char *fsm_journal_message_id(uint32_t warning)
 {
-	switch (warning) {
-	case FS_MSG_WARN_ENOSPC:
-		return FSM_MSGID_ENOSPC;
-	case FS_MSG_WARN_META_ENOSPC:
-		return FSM_MSGID_META_ENOSPC;
-	case FS_MSG_WARN_INODE_ENOSPC:
-		return FSM_MSGID_INODE_ENOSPC;
-	default:
-		return FSM_MSGID_UNKNOWN;
-	}
+	static const char *const ids[FS_MSG_WARN_MAX + 1] = {
+		[FS_MSG_WARN_ENOSPC] = FSM_MSGID_ENOSPC,
+		[FS_MSG_WARN_META_ENOSPC] = FSM_MSGID_META_ENOSPC,
+		[FS_MSG_WARN_INODE_ENOSPC] = FSM_MSGID_INODE_ENOSPC,
+		[FS_MSG_WARN_FS_ERROR] = FSM_MSGID_FS_ERROR,
+		[FS_MSG_WARN_SHUTDOWN] = FSM_MSGID_SHUTDOWN,
+	};
+
+	if (warning <= FS_MSG_WARN_MAX && ids[warning])
+		return ids[warning];
+	return FSM_MSGID_UNKNOWN;
 }
 
 int fsm_severity_priority(uint32_t severity)
@@ -238,6 +239,32 @@ static void sentence(struct fsm_buf *b, const struct fsm_event *ev)
 		fsm_buf_printf(b, " uid %llu", (unsigned long long)ev->uid);
 }
 
+/* The details of an fs-error or a shutdown, those the message has. */
+static void details_fields(struct fsm_fields *f, const struct fsm_event *ev)
+{
+	if (ev->has_errno)
+		fsm_fields_add(f, "FSMSG_ERRNO", "%u", ev->error);
+	fsm_fields_add_str(f, "FSMSG_FUNCTION", ev->function);
+	if (ev->has_line)
+		fsm_fields_add(f, "FSMSG_LINE", "%u", ev->line);
+	if (ev->has_inode)
+		fsm_fields_add(f, "FSMSG_INODE", "%llu",
+			       (unsigned long long)ev->inode);
+	if (ev->has_block)
+		fsm_fields_add(f, "FSMSG_BLOCK", "%llu",
+			       (unsigned long long)ev->block);
+	if (ev->has_reason) {
+		const char *name = fsm_reason_name(ev->reason);
+
+		if (name)
+			fsm_fields_add(f, "FSMSG_REASON", "%s", name);
+		else
+			fsm_fields_add(f, "FSMSG_REASON", "%u", ev->reason);
+	}
+	if (ev->has_fs_flags)
+		fsm_fields_add(f, "FSMSG_FS_FLAGS", "0x%x", ev->fs_flags);
+}
+
 int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 		      uint64_t recv_ns, bool received)
 {
@@ -273,6 +300,7 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 	if (ev->has_suppressed)
 		fsm_fields_add(f, "FSMSG_SUPPRESSED", "%llu",
 			       (unsigned long long)ev->suppressed);
+	details_fields(f, ev);
 	fsm_fields_add(f, "FSMSG_TIMESTAMP_NS", "%llu",
 		       (unsigned long long)(ev->has_timestamp ? ev->timestamp_ns
 							      : recv_ns));

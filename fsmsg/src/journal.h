@@ -16,7 +16,7 @@
 #include "event.h"
 #include "format.h"
 
-/* More than any entry here has (a warning has at most 23, 24 with
+/* More than any entry here has (a warning has at most 30, 31 with
  * --receive-time). */
 #define FSM_FIELDS_MAX 32
 
@@ -27,6 +27,8 @@
 #define FSM_MSGID_ENOSPC	"62dec85a94f54ce49a5392a28113e3d9"
 #define FSM_MSGID_META_ENOSPC	"5155047038ae484e943a282a1358d59a"
 #define FSM_MSGID_INODE_ENOSPC	"fe03565bc21444bf8390f30842e9c298"
+#define FSM_MSGID_FS_ERROR	"90255aefdffe4a4e824dd1a10dfda8e2"
+#define FSM_MSGID_SHUTDOWN	"20fe8a74056a485e897f0136d26b6bae"
 #define FSM_MSGID_UNKNOWN	"f1ef459928ec4f97b7e8071091dbd8c5"
 #define FSM_MSGID_MISSED	"aea531d5c4ed4dcebe99b078603528b5"
 #define FSM_MSGID_SUMMARY	"3b8e0f6c2a7d4e19a1c5d7f04b6e9a23"

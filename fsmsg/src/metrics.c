@@ -244,7 +244,7 @@ static void seconds(struct fsm_buf *b, uint64_t ns)
 int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b)
 {
 	family(b, "fsmsg_warnings_total", "counter",
-	       "Out-of-space warnings the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.");
+	       "Warnings (out of space, errors, shutdowns) the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.");
 	for (size_t i = 0; i < m->n; i++) {
 		fsm_buf_puts(b, "fsmsg_warnings_total");
 		labels(b, m, &m->v[i]);

@@ -43,6 +43,11 @@
  *                                  (default 2, warning; none: not sent)
  *   summary TYPE MAJ MIN COUNT SUPPRESSED   a FS_MSG_CMD_SUMMARY: counter :=
  *                                  COUNT, the held-back ones reported
+ *   details KEY=VALUE...|none      the fs-error and shutdown attributes of
+ *                                  the messages that follow: errno, function,
+ *                                  line, inode, block, reason, fs_flags
+ *   counter MAJ MIN TYPE COUNT     (setup, after the fs line) the counter
+ *                                  of TYPE (1 to 5) before fsmsg started
  * The fs line takes a LABEL after SB_ID (sent in dumps and messages).
  * Otherwise the filter is accepted, applied to the kernel's multicasts to
  * that socket, and with FAKEGENL_FILTERS=file appended to the file as one
@@ -88,6 +93,7 @@
 #define BASE_TS 1796283771000000000ULL
 
 #define FILTER_MAX 16
+#define NTYPES (FS_MSG_WARN_MAX + 1)
 
 /* A socket's FS_MSG_CMD_NOTIFY_FILTER_SET: empty keys match everything. */
 struct kfilter {
@@ -116,7 +122,8 @@ struct row {
 	bool has_uuid;
 	uint8_t uuid[16];
 	uint64_t sb_id;
-	uint64_t count[4], last[4], supp[4];
+	/* by warning type; [0]: types newer than FS_MSG_WARN_MAX */
+	uint64_t count[NTYPES], last[NTYPES], supp[NTYPES];
 };
 
 static struct fake fakes[MAX_FAKES];
@@ -125,6 +132,14 @@ static int nrows;
 static bool loaded, nofamily, deny_join, deny_dump, script_ran, realtime;
 static bool filter_unsupported, filter_error, filter_deny;
 static int severity = 2;	/* -1: not sent */
+/* The fs-error and shutdown attributes of the messages that follow. */
+static struct {
+	bool has_errno, has_line, has_inode, has_block, has_reason;
+	bool has_fs_flags;
+	uint32_t error, line, reason, fs_flags;
+	uint64_t inode, block;
+	char function[64];
+} details;
 static uint64_t nwarn;
 static char *script_text;	/* the lines after the setup */
 
@@ -216,7 +231,7 @@ static void load_state(void)
 		if (sscanf(line, "nwarn %llu", &n) == 1) {
 			nwarn = n;
 		} else if (sscanf(line, "%u %u %u %llu %llu %llu", &major, &minor,
-				  &w, &count, &last, &supp) == 6 && w >= 1 && w <= 3) {
+				  &w, &count, &last, &supp) == 6 && w >= 1 && w <= FS_MSG_WARN_MAX) {
 			for (int i = 0; i < nrows; i++) {
 				if (rows[i].major != major || rows[i].minor != minor)
 					continue;
@@ -241,7 +256,7 @@ static void save_state(void)
 		die("%s: %s", path, strerror(errno));
 	fprintf(fp, "nwarn %llu\n", (unsigned long long)nwarn);
 	for (int i = 0; i < nrows; i++)
-		for (int w = 1; w <= 3; w++)
+		for (int w = 1; w <= FS_MSG_WARN_MAX; w++)
 			fprintf(fp, "%u %u %d %llu %llu %llu\n", rows[i].major,
 				rows[i].minor, w,
 				(unsigned long long)rows[i].count[w],
@@ -302,6 +317,16 @@ static void load(void)
 			for (int w = 1; w <= 3; w++)
 				if (r->count[w])
 					r->last[w] = BASE_TS - 1000 + (uint64_t)w;
+		} else if (!strncmp(line, "counter ", 8)) {
+			unsigned int major, minor, w;
+			unsigned long long count;
+
+			if (sscanf(line, "counter %u %u %u %llu", &major, &minor,
+				   &w, &count) != 4 || w < 1 || w > FS_MSG_WARN_MAX)
+				die("bad line: %s", line);
+			r = find_row(major, minor);
+			r->count[w] = count;
+			r->last[w] = count ? BASE_TS - 1000 + (uint64_t)w : 0;
 		} else if (line[0] != '#' && line[0] != '\n') {
 			size_t n = strlen(line);
 
@@ -422,12 +447,13 @@ static void dump_reply(struct fake *f, const struct nlmsghdr *req)
 	struct raw r = { 0 };
 
 	for (int i = 0; i < nrows; i++)
-		raw_fs_row_label(&r, rows[i].major, rows[i].minor, rows[i].fstype,
+		raw_fs_row_n(&r, rows[i].major, rows[i].minor, rows[i].fstype,
 				 rows[i].device,
 				 rows[i].has_uuid ? rows[i].uuid : NULL,
 				 &rows[i].count[1], &rows[i].last[1],
 				 &rows[i].supp[1], &rows[i].sb_id,
-				 rows[i].label[0] ? rows[i].label : NULL);
+				 rows[i].label[0] ? rows[i].label : NULL,
+				 FS_MSG_WARN_MAX);
 	raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
 	raw_put(&r, &(int){ 0 }, sizeof(int));
 	raw_end(&r);
@@ -508,6 +534,70 @@ static void multicast_marker(void)
 			die("deliver: %s", strerror(errno));
 }
 
+/* The details directive's attributes, in the order the kernel puts them. */
+static void put_details(struct raw *r)
+{
+	if (details.has_errno)
+		raw_u32(r, FS_MSG_A_ERRNO, details.error);
+	if (details.function[0])
+		raw_str(r, FS_MSG_A_FUNCTION, details.function);
+	if (details.has_line)
+		raw_u32(r, FS_MSG_A_LINE, details.line);
+	if (details.has_inode)
+		raw_uint(r, FS_MSG_A_INODE, details.inode);
+	if (details.has_block)
+		raw_uint(r, FS_MSG_A_BLOCK, details.block);
+	if (details.has_reason)
+		raw_u32(r, FS_MSG_A_REASON, details.reason);
+	if (details.has_fs_flags)
+		raw_u32(r, FS_MSG_A_FS_FLAGS, details.fs_flags);
+}
+
+/* "details KEY=VALUE...": the details of the messages that follow. */
+static void set_details(const char *line)
+{
+	char copy[256], *save = NULL;
+
+	memset(&details, 0, sizeof(details));
+	snprintf(copy, sizeof(copy), "%s", line + strlen("details"));
+	for (char *t = strtok_r(copy, " ", &save); t;
+	     t = strtok_r(NULL, " ", &save)) {
+		unsigned long long v;
+		char name[64];
+
+		if (!strcmp(t, "none"))
+			continue;
+		if (sscanf(t, "function=%63s", name) == 1) {
+			snprintf(details.function, sizeof(details.function),
+				 "%s", name);
+			continue;
+		}
+		if (sscanf(t, "%63[a-z_]=%llu", name, &v) != 2)
+			die("bad details: %s", line);
+		if (!strcmp(name, "errno")) {
+			details.has_errno = true;
+			details.error = (uint32_t)v;
+		} else if (!strcmp(name, "line")) {
+			details.has_line = true;
+			details.line = (uint32_t)v;
+		} else if (!strcmp(name, "inode")) {
+			details.has_inode = true;
+			details.inode = v;
+		} else if (!strcmp(name, "block")) {
+			details.has_block = true;
+			details.block = v;
+		} else if (!strcmp(name, "reason")) {
+			details.has_reason = true;
+			details.reason = (uint32_t)v;
+		} else if (!strcmp(name, "fs_flags")) {
+			details.has_fs_flags = true;
+			details.fs_flags = (uint32_t)v;
+		} else {
+			die("bad details: %s", line);
+		}
+	}
+}
+
 /* @from 0: the kernel's warning; else a forged one, which counts nothing. */
 static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 		       uint64_t count, uint64_t suppressed, const char *comm,
@@ -521,9 +611,9 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 		++nwarn;
 	ts = warn_ts();
 	if (valid && !from) {
-		row->count[w < 4 ? w : 0] = count;
-		row->last[w < 4 ? w : 0] = ts;
-		row->supp[w < 4 ? w : 0] = 0;	/* reported with this one */
+		row->count[w < NTYPES ? w : 0] = count;
+		row->last[w < NTYPES ? w : 0] = ts;
+		row->supp[w < NTYPES ? w : 0] = 0;	/* reported with this one */
 	}
 	raw_begin(&r, FS_MSG_CMD_WARNING);
 	raw_u32(&r, FS_MSG_A_WARNING, w);
@@ -546,6 +636,7 @@ static void send_event(uint32_t w, uint32_t major, uint32_t minor,
 		raw_u32(&r, FS_MSG_A_SEVERITY, (uint32_t)severity);
 	if (row->label[0])
 		raw_str(&r, FS_MSG_A_LABEL, row->label);
+	put_details(&r);
 	raw_end(&r);
 	multicast_msg(from, row, w, r.buf, r.len);
 	raw_free(&r);
@@ -559,7 +650,7 @@ static void send_summary(uint32_t w, uint32_t major, uint32_t minor,
 	struct raw r = { 0 };
 	uint64_t ts = warn_ts() + 500;
 
-	if (w >= 1 && w <= 3) {
+	if (w >= 1 && w <= FS_MSG_WARN_MAX) {
 		row->count[w] = count;
 		row->supp[w] = 0;
 	}
@@ -580,6 +671,7 @@ static void send_summary(uint32_t w, uint32_t major, uint32_t minor,
 	raw_uint(&r, FS_MSG_A_BOOTTIME, 1000 + nwarn);
 	raw_uint(&r, FS_MSG_A_COUNT, count);
 	raw_uint(&r, FS_MSG_A_SUPPRESSED, suppressed);
+	put_details(&r);
 	raw_end(&r);
 	multicast_msg(0, row, w, r.buf, r.len);
 	raw_free(&r);
@@ -604,7 +696,7 @@ static void run_script(void)
 			   port) {
 			send_event(w, major, minor, count, supp, comm, true, port);
 		} else if (sscanf(line, "lost %u %u %u %lu", &w, &major, &minor,
-				  &count) == 4 && w >= 1 && w <= 3) {
+				  &count) == 4 && w >= 1 && w <= FS_MSG_WARN_MAX) {
 			struct row *row = find_row(major, minor);
 
 			row->count[w] = count;
@@ -612,7 +704,7 @@ static void run_script(void)
 			row->last[w] = warn_ts();
 			row->supp[w] = 0;	/* the lost message carried them */
 		} else if (sscanf(line, "held %u %u %u %lu", &w, &major, &minor,
-				  &count) == 4 && w >= 1 && w <= 3) {
+				  &count) == 4 && w >= 1 && w <= FS_MSG_WARN_MAX) {
 			struct row *row = find_row(major, minor);
 
 			if (count > row->count[w])
@@ -637,6 +729,8 @@ static void run_script(void)
 		} else if (sscanf(line, "summary %u %u %u %lu %lu", &w, &major,
 				  &minor, &count, &supp) == 5) {
 			send_summary(w, major, minor, count, supp);
+		} else if (!strncmp(line, "details", 7)) {
+			set_details(line);
 		} else if (!strcmp(line, "severity none")) {
 			severity = -1;
 		} else if (sscanf(line, "severity %u", &w) == 1) {

@@ -142,5 +142,38 @@ int main(int argc, char **argv)
 		err |= save(argv[1], "dump-label", &r);
 	}
 
+	/* fs-error and shutdown with their details; an unknown reason and
+	 * wide INODE and BLOCK; a dump with the five counters. */
+	{
+		static const uint64_t counts5[5] = { 4, 17, 0, 3, 1 };
+		static const uint64_t lasts5[5] = { 1796283771000000000ULL,
+						    1796283772000000000ULL, 0,
+						    1796283773000000000ULL,
+						    1796283774000000000ULL };
+		static const uint64_t sb = 7;
+
+		raw_fs_error_event(&r, 3);
+		err |= save(argv[1], "event-fs-error", &r);
+		raw_shutdown_event(&r, 1);
+		err |= save(argv[1], "event-shutdown", &r);
+		raw_begin(&r, FS_MSG_CMD_WARNING);
+		raw_u32(&r, FS_MSG_A_WARNING, FS_MSG_WARN_SHUTDOWN);
+		raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+		raw_u32(&r, FS_MSG_A_DEV_MINOR, 1);
+		raw_uint(&r, FS_MSG_A_COUNT, 1);
+		raw_u32(&r, FS_MSG_A_REASON, 99);
+		raw_u32(&r, FS_MSG_A_FS_FLAGS, 0x80000001);
+		raw_uint(&r, FS_MSG_A_INODE, 1ULL << 40);
+		raw_uint(&r, FS_MSG_A_BLOCK, 1ULL << 35);
+		raw_str(&r, FS_MSG_A_FUNCTION, "xfs_do_force_shutdown");
+		raw_end(&r);
+		err |= save(argv[1], "event-shutdown-wide", &r);
+		raw_fs_row_n(&r, 254, 16, "ext4", "vdb", test_uuid, counts5,
+			     lasts5, NULL, &sb, NULL, 5);
+		raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);
+		raw_end(&r);
+		err |= save(argv[1], "dump-five-types", &r);
+	}
+
 	return err ? 1 : 0;
 }

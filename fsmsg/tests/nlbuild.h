@@ -163,10 +163,10 @@ static const uint8_t test_uuid[16] = {
 /* Its CLOCK_BOOTTIME: 5 days since boot, past 2^32 ns, so 8 bytes. */
 #define TEST_BOOTTIME 432000123456789ULL
 
-/* A warning with every attribute, laid out as the kernel would. */
-static inline void raw_full_event(struct raw *r, uint32_t warning,
-				  uint64_t count, uint64_t suppressed,
-				  const char *comm)
+/* A warning's attributes as the kernel lays them out; no raw_end(). */
+static inline void raw_full_event_attrs(struct raw *r, uint32_t warning,
+					uint64_t count, uint64_t suppressed,
+					const char *comm, uint32_t severity)
 {
 	raw_begin(r, FS_MSG_CMD_WARNING);
 	raw_u32(r, FS_MSG_A_WARNING, warning);
@@ -183,7 +183,40 @@ static inline void raw_full_event(struct raw *r, uint32_t warning,
 	raw_uint(r, FS_MSG_A_SUPPRESSED, suppressed);
 	raw_uint(r, FS_MSG_A_SB_ID, TEST_SB_ID);
 	raw_uint(r, FS_MSG_A_BOOTTIME, TEST_BOOTTIME);
-	raw_u32(r, FS_MSG_A_SEVERITY, FS_MSG_SEVERITY_WARNING);
+	raw_u32(r, FS_MSG_A_SEVERITY, severity);
+}
+
+/* A warning with every attribute, laid out as the kernel would. */
+static inline void raw_full_event(struct raw *r, uint32_t warning,
+				  uint64_t count, uint64_t suppressed,
+				  const char *comm)
+{
+	raw_full_event_attrs(r, warning, count, suppressed, comm,
+			     FS_MSG_SEVERITY_WARNING);
+	raw_end(r);
+}
+
+/* An fs-error with every detail: EUCLEAN in ext4_lookup, line 1234. */
+static inline void raw_fs_error_event(struct raw *r, uint64_t count)
+{
+	raw_full_event_attrs(r, FS_MSG_WARN_FS_ERROR, count, 0, "touch",
+			     FS_MSG_SEVERITY_ERROR);
+	raw_u32(r, FS_MSG_A_ERRNO, 117);
+	raw_str(r, FS_MSG_A_FUNCTION, "ext4_lookup");
+	raw_u32(r, FS_MSG_A_LINE, 1234);
+	raw_uint(r, FS_MSG_A_INODE, 12);
+	raw_uint(r, FS_MSG_A_BLOCK, 0);
+	raw_end(r);
+}
+
+/* A shutdown after an error: reason error, fs_flags 0, EIO. */
+static inline void raw_shutdown_event(struct raw *r, uint64_t count)
+{
+	raw_full_event_attrs(r, FS_MSG_WARN_SHUTDOWN, count, 0, "kworker/1:2",
+			     FS_MSG_SEVERITY_CRITICAL);
+	raw_u32(r, FS_MSG_A_REASON, FS_MSG_SHUTDOWN_REASON_ERROR);
+	raw_u32(r, FS_MSG_A_FS_FLAGS, 0);
+	raw_u32(r, FS_MSG_A_ERRNO, 5);
 	raw_end(r);
 }
 
@@ -211,17 +244,16 @@ static inline void raw_summary(struct raw *r, uint32_t warning, uint64_t count,
 }
 
 /*
- * One dump reply: a filesystem with the three counters; @supp, the
- * warnings held back since the last message, may be NULL (not sent);
- * @sb_id too.
+ * One dump reply: a filesystem with @ntypes counters, of types 1 to
+ * @ntypes; @supp, the warnings held back since the last message, may be
+ * NULL (not sent); @sb_id too.
  */
-static inline void raw_fs_row_label(struct raw *r, uint32_t major,
-				    uint32_t minor, const char *fstype,
-				    const char *device, const uint8_t *uuid,
-				    const uint64_t counts[3],
-				    const uint64_t lasts[3],
-				    const uint64_t *supp, const uint64_t *sb_id,
-				    const char *label)
+static inline void raw_fs_row_n(struct raw *r, uint32_t major, uint32_t minor,
+				const char *fstype, const char *device,
+				const uint8_t *uuid, const uint64_t *counts,
+				const uint64_t *lasts, const uint64_t *supp,
+				const uint64_t *sb_id, const char *label,
+				uint32_t ntypes)
 {
 	raw_begin_type(r, TEST_FAMILY, FS_MSG_CMD_FS_GET, NLM_F_MULTI);
 	raw_u32(r, FS_MSG_A_DEV_MAJOR, major);
@@ -230,7 +262,7 @@ static inline void raw_fs_row_label(struct raw *r, uint32_t major,
 	raw_str(r, FS_MSG_A_DEVICE, device);
 	if (uuid)
 		raw_attr(r, FS_MSG_A_UUID, uuid, 16);
-	for (uint32_t w = 0; w < 3; w++) {
+	for (uint32_t w = 0; w < ntypes; w++) {
 		raw_nest_begin(r, FS_MSG_A_COUNTER | NLA_F_NESTED);
 		raw_u32(r, FS_MSG_A_COUNTER_WARNING, w + 1);
 		raw_uint(r, FS_MSG_A_COUNTER_COUNT, counts[w]);
@@ -244,6 +276,19 @@ static inline void raw_fs_row_label(struct raw *r, uint32_t major,
 	if (label)
 		raw_str(r, FS_MSG_A_LABEL, label);
 	raw_end(r);
+}
+
+/* The same with the three counters of a kernel before fs-error. */
+static inline void raw_fs_row_label(struct raw *r, uint32_t major,
+				    uint32_t minor, const char *fstype,
+				    const char *device, const uint8_t *uuid,
+				    const uint64_t counts[3],
+				    const uint64_t lasts[3],
+				    const uint64_t *supp, const uint64_t *sb_id,
+				    const char *label)
+{
+	raw_fs_row_n(r, major, minor, fstype, device, uuid, counts, lasts,
+		     supp, sb_id, label, 3);
 }
 
 static inline void raw_fs_row_full(struct raw *r, uint32_t major,

@@ -41,6 +41,10 @@
 #define RECV 1700000000000000001ULL
 #define RECV_STR "2023-11-14T22:13:20.000000001Z"
 #define UUID_STR "0c5f3a9e-1234-4bcd-8ef0-0123456789ab"
+/* The fs-error and shutdown keys of a JSON event without them. */
+#define NO_DETAILS ",\"errno\":null,\"errno_name\":null,\"function\":null," \
+	"\"line\":null,\"inode\":null,\"block\":null,\"reason\":null," \
+	"\"reason_id\":null,\"fs_flags\":null"
 
 static int tests, failed;
 
@@ -145,7 +149,7 @@ static void test_full_event(void)
 	       "\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
-	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2}\n",
+	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2" NO_DETAILS "}\n",
 	       "full event: JSON line");
 	fsm_buf_free(&b);
 	raw_free(&r);
@@ -195,7 +199,7 @@ static void test_libnl_built(void)
 	       "\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\","
 	       "\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\","
 	       "\"uuid\":null,\"label\":null,\"sb_id\":8589934597,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
-	       "\"count\":1,\"suppressed\":0}\n",
+	       "\"count\":1,\"suppressed\":0" NO_DETAILS "}\n",
 	       "libnl-built event: JSON");
 	fsm_buf_free(&b);
 	nlmsg_free(msg);
@@ -235,7 +239,7 @@ static void test_minimal_event(void)
 	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
 	       "\"uuid\":null,\"label\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
-	       "\"count\":7,\"suppressed\":null}\n",
+	       "\"count\":7,\"suppressed\":null" NO_DETAILS "}\n",
 	       "minimal event: JSON nulls and the receive time");
 	fsm_buf_free(&b);
 	raw_free(&r);
@@ -1284,10 +1288,10 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC\n"
-	       "vdc     0:45     btrfs   -                                     45     -          12            0             1\n"
-	       "vdb     254:16   ext4    " UUID_STR "  16     -           0            3             0\n"
-	       "vdd     254:32   xfs     " UUID_STR "  32     -          12            0             1\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n"
+	       "vdc     0:45     btrfs   -                                     45     -          12            0             1         0         0\n"
+	       "vdb     254:16   ext4    " UUID_STR "  16     -           0            3             0         0         0\n"
+	       "vdd     254:32   xfs     " UUID_STR "  32     -          12            0             1         0         0\n",
 	       "--list table, sorted by device number");
 	cap_free(&c);
 
@@ -1298,15 +1302,18 @@ static void test_list(void)
 	       "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,"
 	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
-	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791,\"suppressed\":0}}}\n"
+	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791,\"suppressed\":0},"
+	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
 	       "{\"event\":\"filesystem\",\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":16,\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":3,\"last_ns\":1796283771123456789,\"suppressed\":0},"
-	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
+	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
+	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
 	       "{\"event\":\"filesystem\",\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
 	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":32,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":1796283771123456789,\"suppressed\":0},"
-	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0,\"suppressed\":0}}}\n",
+	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0,\"suppressed\":0},"
+	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n",
 	       "--list JSON lines");
 	cap_free(&c);
 
@@ -1340,7 +1347,7 @@ static void test_list(void)
 	raw_str(&r, FS_MSG_A_FSTYPE, "ext2");
 	raw_str(&r, FS_MSG_A_DEVICE, "loop0");
 	raw_nest_begin(&r, FS_MSG_A_COUNTER);
-	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 4);
+	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 6);
 	raw_uint(&r, FS_MSG_A_COUNTER_COUNT, 123456);
 	raw_nest_end(&r);
 	raw_end(&r);
@@ -1351,9 +1358,9 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  UNKNOWN-4\n"
-	       "loop0   7:0      ext2    -     -      -           0            0             0     123456\n",
-	       "--list: unknown warning type 4 as an extra column");
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  UNKNOWN-6\n"
+	       "loop0   7:0      ext2    -     -      -           0            0             0         0         0     123456\n",
+	       "--list: unknown warning type 6 as an extra column");
 	cap_free(&c);
 	fsm_fs_list_free(&l);
 
@@ -1361,7 +1368,7 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n",
 	       "--list with no filesystems: header only");
 	cap_free(&c);
 
@@ -1694,14 +1701,14 @@ static void test_monitor_json_overrun(void)
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
-	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0}\n"
+	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0" NO_DETAILS "}\n"
 	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":15}\n"
 	       "{\"time\":\"" RECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"inode-enospc\",\"missed\":2}\n"
 	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
-	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0}\n",
+	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0" NO_DETAILS "}\n",
 	       "monitor JSON: missed lines (gap, then resync per type) and events");
 	is_str(c.err,
 	       "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
@@ -1940,7 +1947,7 @@ static bool check_exposition(const char *text, const char *name)
 }
 
 #define HELP_WARNINGS \
-	"# HELP fsmsg_warnings_total Out-of-space warnings the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.\n" \
+	"# HELP fsmsg_warnings_total Warnings (out of space, errors, shutdowns) the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.\n" \
 	"# TYPE fsmsg_warnings_total counter\n"
 #define HELP_LAST \
 	"# HELP fsmsg_last_warning_timestamp_seconds Time of the latest such warning in seconds since the epoch; no series until there was one.\n" \
@@ -2276,7 +2283,8 @@ static void test_journal(void)
 {
 	static const char *const ids[] = {
 		FSM_MSGID_ENOSPC, FSM_MSGID_META_ENOSPC, FSM_MSGID_INODE_ENOSPC,
-		FSM_MSGID_UNKNOWN, FSM_MSGID_MISSED,
+		FSM_MSGID_FS_ERROR, FSM_MSGID_SHUTDOWN, FSM_MSGID_UNKNOWN,
+		FSM_MSGID_MISSED, FSM_MSGID_SUMMARY,
 	};
 	struct fsm_fields f;
 	struct fsm_event ev;
@@ -2285,15 +2293,18 @@ static void test_journal(void)
 	char *got;
 	bool good = true;
 
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		good &= strlen(ids[i]) == 32 && strspn(ids[i], "0123456789abcdef") == 32;
 		for (size_t j = 0; j < i; j++)
 			good &= strcmp(ids[i], ids[j]) != 0;
 	}
-	ok(good, "MESSAGE_IDs: five distinct 128-bit ids in lower-case hex");
+	ok(good, "MESSAGE_IDs: eight distinct 128-bit ids in lower-case hex");
 	ok(!strcmp(fsm_journal_message_id(1), FSM_MSGID_ENOSPC) &&
 	   !strcmp(fsm_journal_message_id(2), FSM_MSGID_META_ENOSPC) &&
 	   !strcmp(fsm_journal_message_id(3), FSM_MSGID_INODE_ENOSPC) &&
+	   !strcmp(fsm_journal_message_id(4), FSM_MSGID_FS_ERROR) &&
+	   !strcmp(fsm_journal_message_id(5), FSM_MSGID_SHUTDOWN) &&
+	   !strcmp(fsm_journal_message_id(6), FSM_MSGID_UNKNOWN) &&
 	   !strcmp(fsm_journal_message_id(42), FSM_MSGID_UNKNOWN),
 	   "MESSAGE_ID per warning type, one for newer types");
 
@@ -2495,8 +2506,8 @@ static void test_receive_time_format(void)
 	       "\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
-	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2,"
-	       "\"received_ns\":" RX_NS "}\n",
+	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2"
+	       NO_DETAILS ",\"received_ns\":" RX_NS "}\n",
 	       "receive time: JSON line ends with received_ns, the kernel's time kept");
 
 	/* Without the option, the receive time changes nothing but a
@@ -2511,7 +2522,8 @@ static void test_receive_time_format(void)
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RX, false);
 	ok(!strstr(fsm_buf_str(&b), "received_ns") &&
-	   !strcmp(fsm_buf_str(&b) + b.len - 16, "\"suppressed\":2}\n"),
+	   !strcmp(fsm_buf_str(&b) + b.len - (sizeof(NO_DETAILS "}\n") - 1),
+		   NO_DETAILS "}\n"),
 	   "receive time off: JSON without received_ns");
 
 	/* Every case, the suffix exactly, and as printf writes it. */
@@ -2580,7 +2592,7 @@ static void test_receive_time_format(void)
 	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
 	       "\"uuid\":null,\"label\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
-	       "\"count\":7,\"suppressed\":null,\"received_ns\":1700000000000000001}\n",
+	       "\"count\":7,\"suppressed\":null" NO_DETAILS ",\"received_ns\":1700000000000000001}\n",
 	       "receive time, no TIMESTAMP: JSON received_ns equals timestamp_ns");
 	raw_free(&r);
 
@@ -2644,8 +2656,8 @@ static void test_receive_time_monitor(void)
 	       "\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
-	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1,"
-	       "\"received_ns\":" RX_NS "}\n",
+	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1"
+	       NO_DETAILS ",\"received_ns\":" RX_NS "}\n",
 	       "monitor --receive-time, JSON: received_ns last in the event, not in the missed line");
 	cap_free(&c);
 
@@ -2894,8 +2906,8 @@ static void test_list_label(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL       ENOSPC  META-ENOSPC  INODE-ENOSPC\n"
-	       "vdb     254:16   ext4    " UUID_STR "  9      my\\x20data       0            3             0\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL       ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n"
+	       "vdb     254:16   ext4    " UUID_STR "  9      my\\x20data       0            3             0         0         0\n",
 	       "--list table: SB_ID and LABEL columns, the label escaped as in the text line");
 	cap_free(&c);
 	cap_init(&c, true);
@@ -2964,7 +2976,7 @@ static void test_summary(void)
 	       "\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,"
 	       "\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
 	       "\"label\":\"vol\",\"sb_id\":7,\"uid\":null,\"pid\":null,\"comm\":null,"
-	       "\"count\":120,\"suppressed\":37}\n",
+	       "\"count\":120,\"suppressed\":37" NO_DETAILS "}\n",
 	       "summary: JSON line, the same keys as a warning's");
 	fsm_fields_init(&jf);
 	ok(fsm_journal_event(&jf, &ev, RECV, false) == 0, "summary: journal entry built");
@@ -3071,6 +3083,369 @@ static void test_summary(void)
 	fsm_fs_list_free(&l);
 }
 
+/* ---- fs-error and shutdown (kernel interface of 2026-12) ------------- */
+
+/* A minimal message of @warning with one extra attribute as given. */
+static void build_with_attr(struct raw *r, uint32_t warning, uint16_t type,
+			    const void *p, size_t n)
+{
+	raw_begin(r, FS_MSG_CMD_WARNING);
+	raw_u32(r, FS_MSG_A_WARNING, warning);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, 3);
+	raw_uint(r, FS_MSG_A_COUNT, 1);
+	raw_attr(r, type, p, n);
+	raw_end(r);
+}
+
+static void test_fs_error_shutdown_parse(void)
+{
+	static const struct {
+		uint16_t type;
+		size_t len;
+		const char *want;
+	} bad[] = {
+		{ FS_MSG_A_ERRNO, 2, "attribute ERRNO (19) is too short: 2 bytes, needs 4" },
+		{ FS_MSG_A_ERRNO, 8, "attribute ERRNO (19) is too long: 8 bytes, at most 4" },
+		{ FS_MSG_A_LINE, 0, "attribute LINE (21) is too short: 0 bytes, needs 4" },
+		{ FS_MSG_A_INODE, 3, "attribute INODE (22) has invalid length 3: an unsigned integer is 4 or 8 bytes" },
+		{ FS_MSG_A_BLOCK, 16, "attribute BLOCK (23) has invalid length 16: an unsigned integer is 4 or 8 bytes" },
+		{ FS_MSG_A_REASON, 5, "attribute REASON (24) is too long: 5 bytes, at most 4" },
+		{ FS_MSG_A_FS_FLAGS, 1, "attribute FS_FLAGS (25) is too short: 1 bytes, needs 4" },
+		{ FS_MSG_A_FUNCTION, 0, "attribute FUNCTION (20) is too short: 0 bytes, needs 1" },
+		{ FS_MSG_A_FUNCTION, 11, "attribute FUNCTION (20) is not a NUL-terminated string" },
+		{ FS_MSG_A_FUNCTION, FSM_FUNCTION_MAX + 1,
+		  "attribute FUNCTION (20) is too long: 513 bytes, at most 512" },
+	};
+	char blob[FSM_FUNCTION_MAX + 8];
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	uint64_t wide = 1ULL << 40;
+
+	raw_fs_error_event(&r, 3);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.warning == FS_MSG_WARN_FS_ERROR &&
+	   ev.severity == FS_MSG_SEVERITY_ERROR, "fs-error: parses, severity error");
+	ok(ev.has_errno && ev.error == 117 && ev.function &&
+	   !strcmp(ev.function, "ext4_lookup") && ev.has_line && ev.line == 1234 &&
+	   ev.has_inode && ev.inode == 12 && ev.has_block && ev.block == 0 &&
+	   !ev.has_reason && !ev.has_fs_flags,
+	   "fs-error: errno, function, line, inode, block read; no reason, fs_flags");
+	raw_free(&r);
+
+	raw_shutdown_event(&r, 1);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.warning == FS_MSG_WARN_SHUTDOWN &&
+	   ev.severity == FS_MSG_SEVERITY_CRITICAL && ev.has_reason &&
+	   ev.reason == FS_MSG_SHUTDOWN_REASON_ERROR && ev.has_fs_flags &&
+	   ev.fs_flags == 0 && ev.has_errno && ev.error == 5 && !ev.function &&
+	   !ev.has_line && !ev.has_inode && !ev.has_block,
+	   "shutdown: reason, fs_flags, errno read; the rest absent");
+	raw_free(&r);
+
+	build_minimal(&r, FS_MSG_WARN_ENOSPC);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && !ev.has_errno && !ev.function &&
+	   !ev.has_line && !ev.has_inode && !ev.has_block && !ev.has_reason &&
+	   !ev.has_fs_flags, "enospc without details: all absent");
+	raw_free(&r);
+
+	/* NLA_UINT: 8 bytes for values past 32 bits. */
+	build_with_attr(&r, FS_MSG_WARN_FS_ERROR, FS_MSG_A_INODE, &wide, 8);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.has_inode && ev.inode == wide,
+	   "INODE of 8 bytes read");
+	raw_free(&r);
+	build_with_attr(&r, FS_MSG_WARN_FS_ERROR, FS_MSG_A_BLOCK, &wide, 8);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.has_block && ev.block == wide,
+	   "BLOCK of 8 bytes read");
+	raw_free(&r);
+
+	memset(blob, 'f', sizeof(blob));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char name[160];
+
+		build_with_attr(&r, FS_MSG_WARN_FS_ERROR, bad[i].type, blob,
+				bad[i].len);
+		snprintf(name, sizeof(name), "malformed %s: invalid, reason given",
+			 bad[i].want);
+		ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID &&
+		   !strcmp(err.msg, bad[i].want), "%s", name);
+		if (strcmp(err.msg, bad[i].want))
+			diag_str("got", err.msg);
+		raw_free(&r);
+	}
+	/* The longest function name the policy takes. */
+	blob[FSM_FUNCTION_MAX - 1] = '\0';
+	build_with_attr(&r, FS_MSG_WARN_FS_ERROR, FS_MSG_A_FUNCTION, blob,
+			FSM_FUNCTION_MAX);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.function &&
+	   strlen(ev.function) == FSM_FUNCTION_MAX - 1,
+	   "FUNCTION of FSM_FUNCTION_MAX bytes accepted");
+	raw_free(&r);
+
+	ok(!strcmp(fsm_warning_name(4), "fs-error") &&
+	   !strcmp(fsm_warning_name(5), "shutdown") && !fsm_warning_name(6) &&
+	   !fsm_warning_name(0) && !strcmp(fsm_warning_words(4), "filesystem error") &&
+	   !strcmp(fsm_warning_words(5), "filesystem shut down") &&
+	   !fsm_warning_words(6), "names and words of fs-error and shutdown");
+	ok(!strcmp(fsm_reason_name(1), "error") && !strcmp(fsm_reason_name(2), "user") &&
+	   !strcmp(fsm_reason_name(3), "io-error") &&
+	   !strcmp(fsm_reason_name(4), "corruption") &&
+	   !strcmp(fsm_reason_name(5), "device-removed") &&
+	   !strcmp(fsm_reason_name(6), "abort") && !fsm_reason_name(0) &&
+	   !fsm_reason_name(7) && !fsm_reason_name(UINT32_MAX),
+	   "shutdown reasons: the six names, none for others");
+	ok(fsm_errno_name(5) && !strcmp(fsm_errno_name(5), "EIO") &&
+	   !strcmp(fsm_errno_name(117), "EUCLEAN") && !fsm_errno_name(0) &&
+	   !fsm_errno_name(4000) && !fsm_errno_name(UINT32_MAX),
+	   "errno names: EIO, EUCLEAN; none for 0 and unknown values");
+}
+
+static void test_fs_error_shutdown_format(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_fields f;
+	struct fsm_buf b;
+	uint32_t w = 0;
+	uint32_t reason = 99, flags = 0x80000001;
+	char *got;
+
+	fsm_buf_init(&b);
+	raw_fs_error_event(&r, 3);
+	parse(&r, &ev, &err);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: error: filesystem error,"
+	       " uid 1000, pid 123 (touch), count 3"
+	       " errno EUCLEAN (117) function ext4_lookup line 1234 inode 12 block 0\n",
+	       "fs-error: text line with the details");
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, true);
+	has_str(fsm_buf_str(&b), " inode 12 block 0 received -",
+		"fs-error: --receive-time suffix after the details");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"fs-error\",\"warning_id\":4,\"severity\":\"error\",\"severity_id\":3,\"dev\":\"254:16\","
+	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
+	       "\"comm\":\"touch\",\"count\":3,\"suppressed\":0,\"errno\":117,\"errno_name\":\"EUCLEAN\","
+	       "\"function\":\"ext4_lookup\",\"line\":1234,\"inode\":12,\"block\":0,"
+	       "\"reason\":null,\"reason_id\":null,\"fs_flags\":null}\n",
+	       "fs-error: JSON line with the details");
+
+	fsm_fields_init(&f);
+	ok(fsm_journal_event(&f, &ev, RECV, false) == 0, "fs-error: journal entry built");
+	got = fields_str(&f);
+	is_str(got,
+	       "MESSAGE=vdb (ext4, 254:16): filesystem error; touch[123] uid 1000\n"
+	       "MESSAGE_ID=" FSM_MSGID_FS_ERROR "\n"
+	       "PRIORITY=3\n" J_ID
+	       "FSMSG_EVENT=warning\n"
+	       "FSMSG_WARNING=fs-error\nFSMSG_WARNING_ID=4\nFSMSG_SEVERITY=error\n"
+	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+	       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+	       "FSMSG_SB_ID=7\nFSMSG_UID=1000\nFSMSG_PID=123\nOBJECT_PID=123\nFSMSG_COMM=touch\n"
+	       "FSMSG_COUNT=3\nFSMSG_SUPPRESSED=0\n"
+	       "FSMSG_ERRNO=117\nFSMSG_FUNCTION=ext4_lookup\nFSMSG_LINE=1234\n"
+	       "FSMSG_INODE=12\nFSMSG_BLOCK=0\n"
+	       "FSMSG_TIMESTAMP_NS=1796283771123456789\n",
+	       "fs-error: journal fields, PRIORITY 3 (LOG_ERR), its MESSAGE_ID");
+	free(got);
+	raw_free(&r);
+
+	raw_shutdown_event(&r, 1);
+	parse(&r, &ev, &err);
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: critical: filesystem shut down,"
+	       " uid 1000, pid 123 (kworker/1:2), count 1"
+	       " reason error fs_flags 0x0 errno EIO (5)\n",
+	       "shutdown: text line with the details");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b),
+		"\"warning\":\"shutdown\",\"warning_id\":5,\"severity\":\"critical\",\"severity_id\":4,",
+		"shutdown: JSON warning and severity");
+	has_str(fsm_buf_str(&b),
+		"\"count\":1,\"suppressed\":0,\"errno\":5,\"errno_name\":\"EIO\",\"function\":null,"
+		"\"line\":null,\"inode\":null,\"block\":null,\"reason\":\"error\",\"reason_id\":1,"
+		"\"fs_flags\":0}\n",
+		"shutdown: JSON details, absent ones null");
+	ok(fsm_journal_event(&f, &ev, RECV, true) == 0 && !f.full,
+	   "shutdown: journal entry built, --receive-time fits too");
+	got = fields_str(&f);
+	has_str(got, "MESSAGE_ID=" FSM_MSGID_SHUTDOWN "\nPRIORITY=2\n",
+		"shutdown: its MESSAGE_ID, PRIORITY 2 (LOG_CRIT)");
+	has_str(got, "FSMSG_SUPPRESSED=0\nFSMSG_ERRNO=5\nFSMSG_REASON=error\nFSMSG_FS_FLAGS=0x0\n"
+		"FSMSG_TIMESTAMP_NS=",
+		"shutdown: journal fields FSMSG_ERRNO, FSMSG_REASON, FSMSG_FS_FLAGS");
+	ok(!strstr(got, "FSMSG_FUNCTION") && !strstr(got, "FSMSG_LINE") &&
+	   !strstr(got, "FSMSG_INODE") && !strstr(got, "FSMSG_BLOCK"),
+	   "shutdown: absent details have no journal field");
+	free(got);
+	raw_free(&r);
+
+	/* A newer reason, wide values, flags in hex, no errno name. */
+	raw_begin(&r, FS_MSG_CMD_WARNING);
+	raw_u32(&r, FS_MSG_A_WARNING, FS_MSG_WARN_SHUTDOWN);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+	raw_uint(&r, FS_MSG_A_COUNT, 1);
+	raw_u32(&r, FS_MSG_A_REASON, reason);
+	raw_u32(&r, FS_MSG_A_FS_FLAGS, flags);
+	raw_u32(&r, FS_MSG_A_ERRNO, 4000);
+	raw_str(&r, FS_MSG_A_FUNCTION, "odd name\x01");
+	raw_uint(&r, FS_MSG_A_INODE, 1ULL << 40);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK, "shutdown with a newer reason parses");
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b),
+		", count 1 reason 99 fs_flags 0x80000001 errno 4000 function odd\\x20name\\x01"
+		" inode 1099511627776\n",
+		"newer reason: text number, flags hex, errno number, function one token");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b),
+		"\"errno\":4000,\"errno_name\":null,\"function\":\"odd name\\u0001\","
+		"\"line\":null,\"inode\":1099511627776,\"block\":null,\"reason\":99,"
+		"\"reason_id\":99,\"fs_flags\":2147483649}\n",
+		"newer reason: JSON number for reason, errno_name null");
+	fsm_journal_event(&f, &ev, RECV, false);
+	got = fields_str(&f);
+	has_str(got, "MESSAGE_ID=" FSM_MSGID_SHUTDOWN "\n", "newer reason: MESSAGE_ID of shutdown");
+	has_str(got, "FSMSG_ERRNO=4000\nFSMSG_FUNCTION=odd name\\x01\nFSMSG_INODE=1099511627776\n"
+		"FSMSG_REASON=99\nFSMSG_FS_FLAGS=0x80000001\n",
+		"newer reason: journal fields, the reason as a number");
+	free(got);
+	raw_free(&r);
+
+	/* A summary of fs-errors carries the details too. */
+	raw_begin(&r, FS_MSG_CMD_SUMMARY);
+	raw_u32(&r, FS_MSG_A_WARNING, FS_MSG_WARN_FS_ERROR);
+	raw_u32(&r, FS_MSG_A_DEV_MAJOR, 8);
+	raw_u32(&r, FS_MSG_A_DEV_MINOR, 3);
+	raw_uint(&r, FS_MSG_A_COUNT, 10);
+	raw_uint(&r, FS_MSG_A_SUPPRESSED, 4);
+	raw_u32(&r, FS_MSG_A_ERRNO, 5);
+	raw_end(&r);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.summary && ev.has_errno,
+	   "fs-error summary with ERRNO parses");
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b),
+		": warning: filesystem error, 4 warnings held back by rate limiting (count 10) errno EIO (5)\n",
+		"fs-error summary: text with the errno");
+	raw_free(&r);
+	fsm_fields_free(&f);
+	fsm_buf_free(&b);
+
+	/* -w fs-error, -w shutdown; the filter. */
+	ok(fsm_parse_warning("fs-error", &w) == 0 && w == 4, "parse warning fs-error");
+	ok(fsm_parse_warning("SHUTDOWN", &w) == 0 && w == 5, "parse warning SHUTDOWN");
+	ok(fsm_parse_warning("unknown-4", &w) == 0 && w == 4 &&
+	   fsm_parse_warning("fs-errors", &w) < 0, "parse warning unknown-4, not fs-errors");
+	{
+		struct fsm_filter fl;
+		struct fsm_event e = { .warning = 4, .major = 8, .minor = 3 };
+
+		fsm_filter_init(&fl);
+		fsm_filter_add_warning(&fl, FS_MSG_WARN_FS_ERROR);
+		ok(fsm_filter_event(&fl, &e), "-w fs-error admits an fs-error");
+		e.warning = FS_MSG_WARN_SHUTDOWN;
+		ok(!fsm_filter_event(&fl, &e), "-w fs-error rejects a shutdown");
+		e.warning = FS_MSG_WARN_ENOSPC;
+		ok(!fsm_filter_event(&fl, &e), "-w fs-error rejects an enospc");
+		fsm_filter_free(&fl);
+	}
+	ok(fsm_severity_priority(FS_MSG_SEVERITY_ERROR) == LOG_ERR &&
+	   fsm_severity_priority(FS_MSG_SEVERITY_CRITICAL) == LOG_CRIT,
+	   "syslog priority: fs-error's severity LOG_ERR, shutdown's LOG_CRIT");
+}
+
+/* A kernel with five counters: dump, --list, metrics, syslog. */
+static void test_fs_error_shutdown_monitor(void)
+{
+	static const uint64_t counts5[5] = { 4, 17, 0, 3, 1 };
+	static const uint64_t lasts5[5] = { 0, TS, 0, TS + 1, TS + 2 };
+	static const uint64_t sb = 7;
+	struct fsm_fs_list l = { 0 };
+	struct fsm_metrics met;
+	struct fsm_labels key;
+	struct fsm_error err;
+	struct capture c;
+	struct raw r = { 0 };
+	struct fsm_buf b;
+
+	raw_fs_row_n(&r, 254, 16, "ext4", "vdb", test_uuid, counts5, lasts5, NULL,
+		     &sb, NULL, 5);
+	ok(fsm_fs_list_add(&l, r.buf, r.len, TEST_FAMILY, &err) == 0 && l.n == 1 &&
+	   l.v[0].ncounters == 5 && fsm_fs_counter(&l.v[0], 4) &&
+	   fsm_fs_counter(&l.v[0], 4)->count == 3 && fsm_fs_counter(&l.v[0], 5) &&
+	   fsm_fs_counter(&l.v[0], 5)->last_ns == TS + 2,
+	   "dump reply with five counters parsed");
+	raw_free(&r);
+
+	cap_init(&c, false);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	is_str(c.out,
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n"
+	       "vdb     254:16   ext4    " UUID_STR "  7      -           4           17             0         3         1\n",
+	       "--list: five counter columns");
+	cap_free(&c);
+	cap_init(&c, true);
+	fsm_filter_add_warning(&c.f, FS_MSG_WARN_SHUTDOWN);
+	fsm_filter_add_warning(&c.f, FS_MSG_WARN_FS_ERROR);
+	fsm_monitor_list(&c.m, &l);
+	cap_finish(&c);
+	has_str(c.out,
+		"\"counters\":{\"fs-error\":{\"count\":3,\"last_ns\":1796283771123456790,\"suppressed\":0},"
+		"\"shutdown\":{\"count\":1,\"last_ns\":1796283771123456791,\"suppressed\":0}}}\n",
+		"--list --json -w shutdown -w fs-error: those two, by number");
+	cap_free(&c);
+
+	cap_init(&c, false);
+	fsm_metrics_init(&met, RECV, 64);
+	c.m.metrics = &met;
+	fsm_monitor_seed(&c.m, &l);
+	ok(met.n == 5, "metrics seed: a series for each of the five types");
+	raw_fs_error_event(&r, 5);	/* 4 missed */
+	feed(&c, &r);
+	raw_free(&r);
+	raw_shutdown_event(&r, 3);	/* 2 missed */
+	feed(&c, &r);
+	raw_free(&r);
+	cap_finish(&c);
+	key = lab(254, 16, FS_MSG_WARN_FS_ERROR, "ext4", "vdb", true);
+	is_u64(fsm_metrics_find(&met, &key)->count, 5, "metrics: fs-error counter follows COUNT");
+	fsm_buf_init(&b);
+	fsm_metrics_render(&met, &b);
+	has_str(fsm_buf_str(&b),
+		"fsmsg_warnings_total{" L_VDB ",type=\"inode-enospc\"} 0\n"
+		"fsmsg_warnings_total{" L_VDB ",type=\"fs-error\"} 5\n"
+		"fsmsg_warnings_total{" L_VDB ",type=\"shutdown\"} 3\n",
+		"metrics: fs-error and shutdown series");
+	has_str(fsm_buf_str(&b),
+		"fsmsg_last_warning_timestamp_seconds{" L_VDB ",type=\"shutdown\"} 1796283771.123456791\n",
+		"metrics: the latest shutdown's time (the kernel's, newer)");
+	check_exposition(fsm_buf_str(&b), "metrics with fs-error and shutdown");
+	ok(c.m.missed == 1 + 1, "a gap in fs-error and shutdown counts is missed");
+	has_str(fsm_buf_str(&c.log), "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: error: filesystem error,",
+		"syslog: fs-error at LOG_ERR");
+	has_str(fsm_buf_str(&c.log), "2|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: critical: filesystem shut down,",
+		"syslog: shutdown at LOG_CRIT");
+	has_str(c.err, "missed 1 shutdown warnings on ext4 vdb (254:16)",
+		"missed report names the shutdown type");
+	fsm_buf_free(&b);
+	cap_free(&c);
+	fsm_metrics_free(&met);
+	fsm_fs_list_free(&l);
+}
+
 int main(void)
 {
 	/* Output must not depend on the machine's zone or locale. */
@@ -3116,6 +3491,9 @@ int main(void)
 	test_label();
 	test_list_label();
 	test_summary();
+	test_fs_error_shutdown_parse();
+	test_fs_error_shutdown_format();
+	test_fs_error_shutdown_monitor();
 
 	printf("1..%d\n", tests);
 	printf("# %d passed, %d failed\n", tests - failed, failed);

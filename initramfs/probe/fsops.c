@@ -36,6 +36,10 @@
  *                                   ("RESBLKS AVAIL"), set it to N first if
  *                                   given (XFS_IOC_SET_RESBLKS, as xfs_io's
  *                                   resblks)
+ *   fsops shutdown PATH FLAGS       shut the filesystem down (the ioctl
+ *                                   EXT4_IOC_SHUTDOWN and XFS_IOC_GOINGDOWN
+ *                                   share, FLAGS 0 default, 1 log flush,
+ *                                   2 no log flush)
  *
  * Exit status: 0 the call succeeded, 1 it failed with ENOSPC ("ENOSPC" on
  * stdout), 2 usage or any other failure (the error on stderr).
@@ -69,7 +73,7 @@ static void usage(void)
 		"             snapshot SUBVOL DIR NAME | write PATH SIZE [direct] |\n"
 		"             pwrite PATH OFFSET SIZE | fragment PATH N [full] |\n"
 		"             create PATH | mmapwrite PATH SIZE | fsuid UID SUBCOMMAND... |\n"
-		"             xfsresblks PATH [N]\n");
+		"             xfsresblks PATH [N] | shutdown PATH FLAGS\n");
 	exit(2);
 }
 
@@ -396,6 +400,17 @@ static int run(int argc, char **argv)
 			usage();
 		return do_xfsresblks(argv[1], argc == 3,
 				     argc == 3 ? number(argv[2]) : 0);
+	}
+	if (!strcmp(sub, "shutdown")) {
+		uint32_t flags;
+		int fd;
+
+		ARGS(2);
+		flags = number(argv[2]);
+		fd = open_or_die(argv[1], O_RDONLY);
+		/* _IOR('X', 125, __u32): EXT4_IOC_SHUTDOWN, XFS_IOC_GOINGDOWN */
+		return result(ioctl(fd, _IOR('X', 125, uint32_t), &flags),
+			      argv[1]);
 	}
 	if (!strcmp(sub, "fsuid")) {
 		uid_t uid;

@@ -10,23 +10,58 @@
 #define FS_MSG_FAMILY_VERSION	1
 
 /**
- * enum fs_msg_warn - What the filesystem ran out of.
+ * enum fs_msg_warn - What the filesystem ran out of, or what happened to it.
  * @FS_MSG_WARN_NONE: Not a warning; never sent.
  * @FS_MSG_WARN_ENOSPC: No space left for file data.
  * @FS_MSG_WARN_META_ENOSPC: No space left for metadata: a directory entry, an
  *   inode, an extended attribute, a symlink target or a transaction.
  * @FS_MSG_WARN_INODE_ENOSPC: No free inodes left, while free blocks remain.
  *   Creating files fails although df still shows space.
+ * @FS_MSG_WARN_FS_ERROR: The filesystem found an error: corrupted metadata, or
+ *   an I/O error on its metadata or journal. errno says which, and function,
+ *   line, inode and block where the filesystem's own kernel message names
+ *   them. Errors reported while messages are built may be coalesced into one
+ *   message; count and suppressed account for every one.
+ * @FS_MSG_WARN_SHUTDOWN: The filesystem stopped accepting writes: it shut down
+ *   or went read-only after an error, or was shut down on request. Sent once
+ *   per mount, never held back by rate limiting; reason says why and fs-flags
+ *   gives the filesystem's own flags.
  */
 enum fs_msg_warn {
 	FS_MSG_WARN_NONE,
 	FS_MSG_WARN_ENOSPC,
 	FS_MSG_WARN_META_ENOSPC,
 	FS_MSG_WARN_INODE_ENOSPC,
+	FS_MSG_WARN_FS_ERROR,
+	FS_MSG_WARN_SHUTDOWN,
 
 	/* private: */
 	__FS_MSG_WARN_MAX,
 	FS_MSG_WARN_MAX = (__FS_MSG_WARN_MAX - 1)
+};
+
+/**
+ * enum fs_msg_shutdown_reason - Why a filesystem stopped accepting writes.
+ * @FS_MSG_SHUTDOWN_REASON_ERROR: Its error policy after an error it found
+ *   (ext4 errors=remount-ro).
+ * @FS_MSG_SHUTDOWN_REASON_USER: Shut down on request, by an ioctl or the
+ *   administrator.
+ * @FS_MSG_SHUTDOWN_REASON_IO_ERROR: An I/O error on metadata or the log it
+ *   could not recover from.
+ * @FS_MSG_SHUTDOWN_REASON_CORRUPTION: Corrupted metadata found in memory or on
+ *   disk.
+ * @FS_MSG_SHUTDOWN_REASON_DEVICE_REMOVED: Its device went away.
+ * @FS_MSG_SHUTDOWN_REASON_ABORT: A journal or transaction abort after a
+ *   failure it could not undo (ext4's journal abort, a btrfs transaction
+ *   abort).
+ */
+enum fs_msg_shutdown_reason {
+	FS_MSG_SHUTDOWN_REASON_ERROR = 1,
+	FS_MSG_SHUTDOWN_REASON_USER,
+	FS_MSG_SHUTDOWN_REASON_IO_ERROR,
+	FS_MSG_SHUTDOWN_REASON_CORRUPTION,
+	FS_MSG_SHUTDOWN_REASON_DEVICE_REMOVED,
+	FS_MSG_SHUTDOWN_REASON_ABORT,
 };
 
 /**
@@ -65,6 +100,13 @@ enum {
 	FS_MSG_A_BOOTTIME,
 	FS_MSG_A_SEVERITY,
 	FS_MSG_A_LABEL,
+	FS_MSG_A_ERRNO,
+	FS_MSG_A_FUNCTION,
+	FS_MSG_A_LINE,
+	FS_MSG_A_INODE,
+	FS_MSG_A_BLOCK,
+	FS_MSG_A_REASON,
+	FS_MSG_A_FS_FLAGS,
 
 	__FS_MSG_A_MAX,
 	FS_MSG_A_MAX = (__FS_MSG_A_MAX - 1)
