@@ -46,10 +46,12 @@ err_inject() {
 
 # err_count WARNING: the kernel's count of WARNING for $ERR_MNT (dump)
 err_count() {
-	local line
-	line=$(fsmsg --list --json -d "$ERR_MNT") || fail "fsmsg --list failed"
-	printf '%s\n' "$line" |
-		sed -n "s/.*\"$1\":{\"count\":\([0-9]*\).*/\1/p"
+	counter "${ERR_MNT#/mnt/}" "$1"
+}
+
+# err_count_is WARNING N
+err_count_is() {
+	[ "$(err_count "$1")" = "$2" ]
 }
 
 # err_only_ours: every line fsmsg printed is about our device
@@ -106,8 +108,7 @@ case_continue() {
 	fsmsg_start --json
 	err_inject 5
 	# Every error counted; messages may coalesce errors (suppressed).
-	wait_for 20 sh -c "[ \"\$(fsmsg --list --json -d $ERR_MNT |
-		sed -n 's/.*\"fs-error\":{\"count\":\([0-9]*\).*/\1/p')\" = 5 ]" ||
+	wait_for 20 err_count_is fs-error 5 ||
 		fail "fs-error count is $(err_count fs-error), expected 5"
 	expect_eq "$(err_count shutdown)" 0 "shutdown count"
 	wait_for 20 sh -c "grep -q '\"count\":5,' $FSMSG_OUT" ||
