@@ -56,21 +56,30 @@ xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 SLICED="
 dumpset   ext4  12  4    -N 64
 errset    ext4  3   8    -N 64
+xfserr    xfs   2   64   -d agcount=1
 "
+
+# mkfs_img TYPE LABEL IMAGE MKFS-OPTIONS, in a subshell: sh has no local
+# variables, and its callers' type and img must survive it
+mkfs_img() (
+	type=$1 label=$2 img=$3
+	shift 3
+	case $type in
+	ext*)	mkfs."$type" -q -F -L "$label" "$@" "$img" ;;
+	# mkfs.xfs refuses filesystems under 300 MB unless it believes it is
+	# run by fstests, which tests small XFS filesystems the same way.
+	xfs)	TEST_DIR=1 TEST_DEV=1 QA_CHECK_FS=1 \
+		mkfs.xfs -q -f -L "$label" "$@" "$img" ;;
+	btrfs)	mkfs.btrfs -q -f -L "$label" "$@" "$img" >/dev/null ;;
+	esac
+)
 
 mk() {
 	name=$1 type=$2 size=$3
 	shift 3
 	img=$out/$name.img
 	truncate -s "$size" "$img"
-	case $type in
-	ext*)	mkfs."$type" -q -F -L "$name" "$@" "$img" ;;
-	# mkfs.xfs refuses filesystems under 300 MB unless it believes it is
-	# run by fstests, which tests small XFS filesystems the same way.
-	xfs)	TEST_DIR=1 TEST_DEV=1 QA_CHECK_FS=1 \
-		mkfs.xfs -q -f -L "$name" "$@" "$img" ;;
-	btrfs)	mkfs.btrfs -q -f -L "$name" "$@" "$img" >/dev/null ;;
-	esac
+	mkfs_img "$type" "$name" "$img" "$@"
 	uuid=$(blkid -p -o value -s UUID "$img")
 	found=$(blkid -p -o value -s TYPE "$img")
 	if [ "$found" != "$type" ]; then
@@ -102,7 +111,7 @@ mk_sliced() {
 	while [ "$i" -lt "$slices" ]; do
 		rm -f "$slice"
 		truncate -s "${size}M" "$slice"
-		mkfs."$type" -q -F -L "$name$i" "$@" "$slice"
+		mkfs_img "$type" "$name$i" "$slice" "$@"
 		found=$(blkid -p -o value -s TYPE "$slice")
 		if [ "$found" != "$type" ]; then
 			echo "make-images: $name slice $i: blkid says '$found', not '$type'" >&2

@@ -6,6 +6,9 @@
  *   dmctl create NAME TABLE-LINE...   create NAME, load one target per
  *                                     "START LENGTH TARGET ARGS" line and
  *                                     resume it; prints "MAJ:MIN /dev/dm-N"
+ *   dmctl load NAME TABLE-LINE...     load a new table into NAME's inactive
+ *                                     slot; a suspend and resume make it
+ *                                     live (dmsetup reload)
  *   dmctl suspend [--noflush] [--nolockfs] NAME
  *   dmctl resume NAME
  *   dmctl message NAME SECTOR MESSAGE...
@@ -41,6 +44,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: dmctl create NAME 'START LENGTH TARGET ARGS'...\n"
+		"       dmctl load NAME 'START LENGTH TARGET ARGS'...\n"
 		"       dmctl suspend [--noflush] [--nolockfs] NAME\n"
 		"       dmctl resume NAME\n"
 		"       dmctl message NAME SECTOR MESSAGE...\n"
@@ -157,22 +161,44 @@ static int put_target(struct dm_ioctl *dmi, size_t *off, const char *line)
 	return 0;
 }
 
-static int cmd_create(const char *name, int nlines, char **lines)
+/* A DM_TABLE_LOAD request for NAME, or NULL for a bad (usage) line. */
+static struct dm_ioctl *new_table(const char *name, int nlines, char **lines)
 {
-	struct dm_ioctl *dmi, *table;
-	size_t off;
+	struct dm_ioctl *table = dm_new(BUF_SIZE, name);
+	size_t off = sizeof(*table);
 	int i;
 
-	/* A bad table line is a usage error: check them all first. */
-	table = dm_new(BUF_SIZE, name);
-	off = sizeof(*table);
 	for (i = 0; i < nlines; i++) {
 		if (put_target(table, &off, lines[i])) {
 			free(table);
-			return 1;
+			return NULL;
 		}
 	}
 	table->target_count = nlines;
+	return table;
+}
+
+static int cmd_load(const char *name, int nlines, char **lines)
+{
+	struct dm_ioctl *table = new_table(name, nlines, lines);
+	int ret;
+
+	if (!table)
+		return 1;
+	open_control();
+	ret = dm_ioctl(DM_TABLE_LOAD, "DM_TABLE_LOAD", table);
+	free(table);
+	return ret ? 2 : 0;
+}
+
+static int cmd_create(const char *name, int nlines, char **lines)
+{
+	struct dm_ioctl *dmi, *table;
+
+	/* A bad table line is a usage error: check them all first. */
+	table = new_table(name, nlines, lines);
+	if (!table)
+		return 1;
 
 	open_control();
 	dmi = dm_new(sizeof(*dmi), name);
@@ -341,6 +367,11 @@ int main(int argc, char **argv)
 		if (argc < 4)
 			usage();
 		return cmd_create(argv[2], argc - 3, argv + 3);
+	}
+	if (!strcmp(argv[1], "load")) {
+		if (argc < 4)
+			usage();
+		return cmd_load(argv[2], argc - 3, argv + 3);
 	}
 	if (!strcmp(argv[1], "suspend")) {
 		for (i = 2; i < argc - 1; i++) {

@@ -36,10 +36,12 @@
  *                                   ("RESBLKS AVAIL"), set it to N first if
  *                                   given (XFS_IOC_SET_RESBLKS, as xfs_io's
  *                                   resblks)
- *   fsops shutdown PATH FLAGS       shut the filesystem down (the ioctl
+ *   fsops shutdown PATH FLAGS [N]   shut the filesystem down (the ioctl
  *                                   EXT4_IOC_SHUTDOWN and XFS_IOC_GOINGDOWN
  *                                   share, FLAGS 0 default, 1 log flush,
- *                                   2 no log flush)
+ *                                   2 no log flush), N times (1) on one
+ *                                   descriptor: a shut down XFS refuses
+ *                                   to open files
  *
  * Exit status: 0 the call succeeded, 1 it failed with ENOSPC ("ENOSPC" on
  * stdout), 2 usage or any other failure (the error on stderr).
@@ -73,7 +75,7 @@ static void usage(void)
 		"             snapshot SUBVOL DIR NAME | write PATH SIZE [direct] |\n"
 		"             pwrite PATH OFFSET SIZE | fragment PATH N [full] |\n"
 		"             create PATH | mmapwrite PATH SIZE | fsuid UID SUBCOMMAND... |\n"
-		"             xfsresblks PATH [N] | shutdown PATH FLAGS\n");
+		"             xfsresblks PATH [N] | shutdown PATH FLAGS [N]\n");
 	exit(2);
 }
 
@@ -402,15 +404,21 @@ static int run(int argc, char **argv)
 				     argc == 3 ? number(argv[2]) : 0);
 	}
 	if (!strcmp(sub, "shutdown")) {
+		long long times = 1;
 		uint32_t flags;
-		int fd;
+		int fd, ret = 0;
 
-		ARGS(2);
+		if (argc != 3 && argc != 4)
+			usage();
 		flags = number(argv[2]);
+		if (argc == 4)
+			times = number(argv[3]);
 		fd = open_or_die(argv[1], O_RDONLY);
 		/* _IOR('X', 125, __u32): EXT4_IOC_SHUTDOWN, XFS_IOC_GOINGDOWN */
-		return result(ioctl(fd, _IOR('X', 125, uint32_t), &flags),
-			      argv[1]);
+		while (times-- > 0 && !ret)
+			ret = result(ioctl(fd, _IOR('X', 125, uint32_t), &flags),
+				     argv[1]);
+		return ret;
 	}
 	if (!strcmp(sub, "fsuid")) {
 		uid_t uid;

@@ -1,28 +1,31 @@
 # Filesystem errors and shutdowns (FS_MSG types fs-error and shutdown) on
-# ext4.  Each case mounts its own slice of the disk errset, mapped with
-# dm-linear, so that a filesystem it shuts down is no other case's; fsmsg
-# listens to every filesystem, so a message about any other one fails the
-# case (the negative control).
+# ext4 and XFS.  Each case mounts its own slice of the disk errset (ext4)
+# or xfserr (XFS), mapped with dm-linear, so that a filesystem it shuts
+# down or corrupts is no other case's; fsmsg listens to every filesystem,
+# so a message about any other one fails the case (the negative control).
 
-ERR_MIB=${SLICED_errset_MIB:-8}
-
-# err_mount I OPTIONS: map slice I of errset and mount it with OPTIONS at
-# $ERR_MNT; its device is $ERR_DEV, its sysfs folder $ERR_SYSFS
+# err_mount I OPTIONS [DISK FSTYPE]: map slice I of DISK (errset) and
+# mount it as FSTYPE (ext4) with OPTIONS at $ERR_MNT; its device is
+# $ERR_DEV, an ext4's sysfs folder $ERR_SYSFS
 err_mount() {
-	local disk sectors out
-	disk=$(disk errset) || fail "no disk with serial errset"
-	sectors=$((ERR_MIB * 2048))
-	out=$(dmctl create "fsmsg_err$1" \
+	local disk sectors out name=${3:-errset} type=${4:-ext4} mib
+	disk=$(disk "$name") || fail "no disk with serial $name"
+	eval "mib=\${SLICED_${name}_MIB}"
+	sectors=$((mib * 2048))
+	out=$(dmctl create "fsmsg_$name$1" \
 		"0 $sectors linear $disk $(($1 * sectors))") ||
-		fail "dmctl create fsmsg_err$1: $out"
+		fail "dmctl create fsmsg_$name$1: $out"
 	ERR_DEV=${out#* }
 	ERR_MAJMIN=${out%% *}
-	ERR_MNT=/mnt/case-err$1
-	ERR_NAME=fsmsg_err$1
+	ERR_MNT=/mnt/case-$name$1
+	ERR_NAME=fsmsg_$name$1
+	ERR_TYPE=$type
+	ERR_OPTS=$2
 	mkdir -p "$ERR_MNT"
 	trap err_umount EXIT
-	mount -t ext4 -o "$2" "$ERR_DEV" "$ERR_MNT" ||
+	mount -t "$type" -o "$2" "$ERR_DEV" "$ERR_MNT" ||
 		fail "mount $ERR_DEV -o $2"
+	[ "$type" = ext4 ] || return 0
 	ERR_SYSFS=/sys/fs/ext4/${ERR_DEV##*/}
 	[ -w "$ERR_SYSFS/trigger_fs_error" ] ||
 		fail "no $ERR_SYSFS/trigger_fs_error"
@@ -44,9 +47,14 @@ err_inject() {
 	done
 }
 
-# err_count WARNING: the kernel's count of WARNING for $ERR_MNT (dump)
+# err_count WARNING: the kernel's count of WARNING for $ERR_DEV, from the
+# dump of all filesystems: a shut down XFS fails stat(), so fsmsg -d
+# cannot resolve its mount point
 err_count() {
-	counter "${ERR_MNT#/mnt/}" "$1"
+	fsmsg --list --json > /tmp/err-counters.json || fail "fsmsg --list failed"
+	grep "\"major\":${ERR_MAJMIN%:*},\"minor\":${ERR_MAJMIN#*:}," \
+		/tmp/err-counters.json |
+		sed -n "s/.*\"$1\":{\"count\":\([0-9]*\).*/\1/p"
 }
 
 # err_count_is WARNING N
@@ -65,6 +73,15 @@ err_only_ours() {
 # err_lines WARNING: how many lines of $FSMSG_OUT are WARNING messages
 err_lines() {
 	grep -c "\"warning\":\"$1\"" "$FSMSG_OUT"
+}
+
+# err_sent WARNING: the WARNING messages fsmsg printed plus the warnings
+# each says it held back
+err_sent() {
+	awk -v w="\"warning\":\"$1\"" 'index($0, w) {
+		match($0, /"suppressed":[0-9]+/)
+		n += 1 + substr($0, RSTART + 13, RLENGTH - 13) } END { print n + 0 }' \
+		"$FSMSG_OUT"
 }
 
 case_remount_ro() {
@@ -102,7 +119,6 @@ case_remount_ro() {
 case_add case_remount_ro "ext4 errors=remount-ro: one fs-error then one shutdown, writes fail"
 
 case_continue() {
-	local sum
 	err_mount 1 errors=continue
 	ratelimit 0
 	fsmsg_start --json
@@ -113,11 +129,7 @@ case_continue() {
 	expect_eq "$(err_count shutdown)" 0 "shutdown count"
 	wait_for 20 sh -c "grep -q '\"count\":5,' $FSMSG_OUT" ||
 		fail "no message reached count 5"
-	sum=$(awk '/"warning":"fs-error"/ {
-		match($0, /"suppressed":[0-9]+/)
-		n += 1 + substr($0, RSTART + 13, RLENGTH - 13) } END { print n + 0 }' \
-		"$FSMSG_OUT")
-	expect_eq "$sum" 5 "fs-error messages plus suppressed"
+	expect_eq "$(err_sent fs-error)" 5 "fs-error messages plus suppressed"
 	expect_eq "$(err_lines shutdown)" 0 "shutdown messages"
 	echo still > "$ERR_MNT/after" || fail "errors=continue stopped writes"
 	err_only_ours
@@ -148,3 +160,85 @@ case_ioctl_shutdown() {
 	err_only_ours
 }
 case_add case_ioctl_shutdown "ext4 EXT4_IOC_SHUTDOWN: one shutdown, a second sends nothing"
+
+case_xfs_shutdown() {
+	local out
+	err_mount 0 defaults xfserr xfs
+	fsmsg_start --json
+	# Negative control: a clean write, sync and read report nothing.
+	echo data > "$ERR_MNT/file" && sync && cat "$ERR_MNT/file" > /dev/null ||
+		fail "clean I/O failed"
+	usleep 300000
+	expect_eq "$(lines "$FSMSG_OUT")" 0 "messages for clean I/O"
+	# XFS_IOC_GOINGDOWN, XFS_FSOP_GOING_FLAGS_NOLOGFLUSH (xfs_io's
+	# "shutdown" without -f).
+	# Twice on one descriptor: a shut down XFS opens no file.
+	out=$(fsops shutdown "$ERR_MNT" 2 2) || fail "XFS_IOC_GOINGDOWN: $out"
+	fsmsg_wait_lines 1
+	out=$(sed -n 1p "$FSMSG_OUT")
+	note "$out"
+	expect_eq "$(json_str warning "$out")" shutdown "message type"
+	expect_eq "$(json_str fstype "$out")" xfs "shutdown fstype"
+	expect_eq "$(json_str reason "$out")" user "shutdown reason"
+	# SHUTDOWN_FORCE_UMOUNT | SHUTDOWN_LOG_IO_ERROR
+	expect_eq "$(json_num fs_flags "$out")" 6 "shutdown flags"
+	printf '%s\n' "$out" | grep -q '"errno":null' ||
+		fail "a requested shutdown with an errno: $out"
+	out=$(echo more 2>&1 > "$ERR_MNT/after") &&
+		fail "a write after the shutdown succeeded"
+	note "write after shutdown: $out"
+	# The second shutdown sent nothing; neither do the failures after it.
+	usleep 500000
+	expect_eq "$(lines "$FSMSG_OUT")" 1 "messages after a second shutdown"
+	expect_eq "$(err_count shutdown)" 1 "shutdown count"
+	expect_eq "$(err_count fs-error)" 0 "fs-error count"
+	err_only_ours
+}
+case_add case_xfs_shutdown "xfs XFS_IOC_GOINGDOWN: one shutdown, a second sends nothing"
+
+# A file's inode with a byte changed on disk: its CRC no longer matches,
+# so every lookup of the file fails xfs_dinode_verify() with EFSCORRUPTED
+# (the inode is not cached), and XFS stays up.
+case_xfs_corrupt_inode() {
+	local ino i out
+	err_mount 1 defaults xfserr xfs
+	echo data > "$ERR_MNT/victim" || fail "writing the victim file"
+	echo data > "$ERR_MNT/bystander" || fail "writing the bystander file"
+	ino=$(stat -c %i "$ERR_MNT/victim") || fail "stat victim"
+	umount "$ERR_MNT" || fail "umount before corrupting"
+	# One AG, 4 KiB blocks, 512-byte inodes: inode N is at byte N * 512.
+	# di_atime (offset 32) is covered by the CRC and nothing else checks it.
+	printf 'ZZZZZZZZ' | dd of="$ERR_DEV" bs=1 seek=$((ino * 512 + 32)) \
+		conv=notrunc 2> /dev/null || fail "corrupting inode $ino"
+	sync
+	mount -t xfs "$ERR_DEV" "$ERR_MNT" || fail "mount after corrupting"
+	ratelimit 0
+	fsmsg_start --json
+	# Negative control: the intact file reads back and reports nothing.
+	expect_eq "$(cat "$ERR_MNT/bystander")" data "the intact file"
+	usleep 300000
+	expect_eq "$(lines "$FSMSG_OUT")" 0 "messages for an intact file"
+	i=0
+	while [ "$i" -lt 3 ]; do
+		out=$(cat "$ERR_MNT/victim" 2>&1) &&
+			fail "reading a corrupted inode succeeded: $out"
+		i=$((i + 1))
+	done
+	note "reading the corrupted inode: $out"
+	wait_for 20 err_count_is fs-error 3 ||
+		fail "fs-error count is $(err_count fs-error), expected 3"
+	wait_for 20 sh -c "grep -q '\"count\":3,' $FSMSG_OUT" ||
+		fail "no message reached count 3"
+	out=$(sed -n 1p "$FSMSG_OUT")
+	note "$out"
+	expect_eq "$(json_str warning "$out")" fs-error "message type"
+	expect_eq "$(json_str fstype "$out")" xfs "fs-error fstype"
+	expect_eq "$(json_num errno "$out")" 117 "fs-error errno (EUCLEAN)"
+	expect_eq "$(json_num inode "$out")" "$ino" "fs-error inode"
+	[ -n "$(json_str function "$out")" ] || fail "fs-error without function: $out"
+	expect_eq "$(err_sent fs-error)" 3 "fs-error messages plus suppressed"
+	expect_eq "$(err_count shutdown)" 0 "shutdown count"
+	echo still > "$ERR_MNT/after" || fail "XFS stopped writes after a bad inode"
+	err_only_ours
+}
+case_add case_xfs_corrupt_inode "xfs corrupted inode: one fs-error per lookup with its inode, no shutdown"
