@@ -51,12 +51,15 @@ xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 # (dmctl) and mount them themselves.  dumpset: enough superblocks that the
 # FS_MSG dump takes more than one datagram (a page holds about 17 replies
 # of the first series, 19 of the second: with the images, 12 slices make
-# a second datagram of 6 or more), and the stalled-device case.
+# a second datagram of 6 or more), and the stalled-device case.  errset,
+# xfserr, btrfserr: the error and shutdown cases of 80-errors.sh, one
+# slice each.  xfserr has one AG, so that inode N is at byte N * 512.
 # name type slices size-MiB mkfs-options
 SLICED="
 dumpset   ext4  12  4    -N 64
 errset    ext4  3   8    -N 64
 xfserr    xfs   2   64   -d agcount=1
+btrfserr  btrfs 1   128  -m single
 "
 
 # mkfs_img TYPE LABEL IMAGE MKFS-OPTIONS, in a subshell: sh has no local

@@ -1,6 +1,6 @@
 # Filesystem errors and shutdowns (FS_MSG types fs-error and shutdown) on
-# ext4 and XFS.  Each case mounts its own slice of the disk errset (ext4)
-# or xfserr (XFS), mapped with dm-linear, so that a filesystem it shuts
+# ext4, XFS and btrfs.  Each case mounts its own slice of the disk errset
+# (ext4), xfserr (XFS) or btrfserr (btrfs), mapped with dm-linear, so that a filesystem it shuts
 # down or corrupts is no other case's; fsmsg listens to every filesystem,
 # so a message about any other one fails the case (the negative control).
 
@@ -16,7 +16,6 @@ err_mount() {
 		"0 $sectors linear $disk $(($1 * sectors))") ||
 		fail "dmctl create fsmsg_$name$1: $out"
 	ERR_DEV=${out#* }
-	ERR_MAJMIN=${out%% *}
 	ERR_MNT=/mnt/case-$name$1
 	ERR_NAME=fsmsg_$name$1
 	ERR_TYPE=$type
@@ -52,7 +51,7 @@ err_inject() {
 # cannot resolve its mount point
 err_count() {
 	fsmsg --list --json > /tmp/err-counters.json || fail "fsmsg --list failed"
-	grep "\"major\":${ERR_MAJMIN%:*},\"minor\":${ERR_MAJMIN#*:}," \
+	grep "\"device\":\"${ERR_DEV##*/}\"" \
 		/tmp/err-counters.json |
 		sed -n "s/.*\"$1\":{\"count\":\([0-9]*\).*/\1/p"
 }
@@ -65,7 +64,7 @@ err_count_is() {
 # err_only_ours: every line fsmsg printed is about our device
 err_only_ours() {
 	local others
-	others=$(grep -v "\"major\":${ERR_MAJMIN%:*},\"minor\":${ERR_MAJMIN#*:}," \
+	others=$(grep -v "\"device\":\"${ERR_DEV##*/}\"" \
 		"$FSMSG_OUT")
 	[ -z "$others" ] || fail "messages for other filesystems: $others"
 }
@@ -242,3 +241,56 @@ case_xfs_corrupt_inode() {
 	err_only_ours
 }
 case_add case_xfs_corrupt_inode "xfs corrupted inode: one fs-error per lookup with its inode, no shutdown"
+
+# btrfs: writes start failing under a mounted filesystem (the slice's
+# table swapped for dm-flakey, always down, error_writes), so the next
+# commit fails: btrfs reports the first error, forces itself read-only,
+# and the abort and cleanup that follow report nothing more.
+case_btrfs_write_errors() {
+	local disk sectors out
+	err_mount 0 defaults btrfserr btrfs
+	disk=$(disk btrfserr)
+	sectors=$((SLICED_btrfserr_MIB * 2048))
+	fsmsg_start --json
+	# Negative control: a clean write, sync and read report nothing.
+	echo data > "$ERR_MNT/file" && sync && cat "$ERR_MNT/file" > /dev/null ||
+		fail "clean I/O failed"
+	usleep 300000
+	expect_eq "$(lines "$FSMSG_OUT")" 0 "messages for clean I/O"
+	# Slice 0 starts at sector 0 of the disk.
+	out=$(dmctl load "$ERR_NAME" "0 $sectors flakey $disk 0 0 3600 1 error_writes") ||
+		fail "dmctl load flakey: $out"
+	dmctl suspend "$ERR_NAME" && dmctl resume "$ERR_NAME" ||
+		fail "swapping in the flakey table"
+	echo more > "$ERR_MNT/more"
+	sync
+	fsmsg_wait_lines 2
+	note "$(sed -n 1p "$FSMSG_OUT")"
+	note "$(sed -n 2p "$FSMSG_OUT")"
+	expect_eq "$(err_lines fs-error)" 1 "fs-error messages"
+	expect_eq "$(err_lines shutdown)" 1 "shutdown messages"
+	out=$(grep '"warning":"fs-error"' "$FSMSG_OUT")
+	expect_eq "$(json_str fstype "$out")" btrfs "fs-error fstype"
+	expect_eq "$(json_num errno "$out")" 5 "fs-error errno (EIO)"
+	[ -n "$(json_str function "$out")" ] || fail "fs-error without function: $out"
+	out=$(grep '"warning":"shutdown"' "$FSMSG_OUT")
+	expect_eq "$(json_num errno "$out")" 5 "shutdown errno (EIO)"
+	case $(json_str reason "$out") in
+	error|abort)	;;
+	*)		fail "shutdown reason: $out" ;;
+	esac
+	# Forced read-only (writes fail with the abort's error, EIO), and
+	# more failures report nothing.
+	out=$(echo again 2>&1 > "$ERR_MNT/after") &&
+		fail "a write after the forced read-only succeeded"
+	note "write after the forced read-only: $out"
+	awk -v m="$ERR_MNT" '$2 == m { print $4 }' /proc/mounts | grep -q '^ro,' ||
+		fail "not read-only: $(grep " $ERR_MNT " /proc/mounts)"
+	sync
+	usleep 500000
+	expect_eq "$(lines "$FSMSG_OUT")" 2 "messages after more failures"
+	expect_eq "$(err_count fs-error)" 1 "fs-error count"
+	expect_eq "$(err_count shutdown)" 1 "shutdown count"
+	err_only_ours
+}
+case_add case_btrfs_write_errors "btrfs write errors at commit: one fs-error, one shutdown, then read-only"
