@@ -17,6 +17,9 @@
  *                                   print one line per message for SECS
  *                                   seconds or until SIGTERM; no filtering of
  *                                   its own, so it shows what the kernel sent
+ *   fsmsg_probe group               print the events group's number
+ *   fsmsg_probe join GROUP SECS     join GROUP by number and stay SECS seconds;
+ *                                   print "joined GROUP" or "error ERRNO ..."
  *   fsmsg_probe setlabel PATH LABEL FS_IOC_SETFSLABEL on the filesystem of PATH
  *   fsmsg_probe forge MAJ MIN       send a forged WARNING into the events group,
  *                                   as any CAP_NET_ADMIN holder can
@@ -446,6 +449,12 @@ static int cmd_filter(const char *what)
 	} else if (!strcmp(what, "too-many")) {
 		for (i = 0; i < 17; i++)
 			req_put(&r, FS_MSG_A_FILTER_FSTYPE, "ext4", 5);
+	} else if (!strcmp(what, "dev-big-minor")) {
+		/* Would alias 8:1 in MKDEV() if minors were not bounded. */
+		req_put_dev(&r, 0, 0x800001);
+	} else if (!strcmp(what, "dev-big-major")) {
+		/* 4104 is 8 + 4096: would alias 8:1 if majors were not bounded. */
+		req_put_dev(&r, 4104, 1);
 	} else if (!strcmp(what, "dev-no-minor")) {
 		struct nlattr *nest = (struct nlattr *)(r.buf + NLMSG_ALIGN(r.nlh.nlmsg_len));
 		uint32_t start = NLMSG_ALIGN(r.nlh.nlmsg_len);
@@ -670,6 +679,29 @@ static long number(const char *s, long min, long max)
 	return v;
 }
 
+/*
+ * Join group GROUP by number, as a process that cannot resolve the family
+ * (another network namespace) would; print "joined GROUP" and stay a
+ * member for SECS seconds, or "error ERRNO STRERROR".
+ */
+static int cmd_join(uint32_t group, long secs)
+{
+	int fd = nl_open();
+
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group,
+		       sizeof(group))) {
+		printf("error %d %s\n", errno, strerror(errno));
+		close(fd);
+		return 0;
+	}
+	printf("joined %u\n", group);
+	fflush(stdout);
+	if (secs)
+		sleep(secs);
+	close(fd);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -680,7 +712,10 @@ static void usage(void)
 		"                           warning-cmd\n"
 		"       fsmsg_probe filter good|empty|unknown-attr|short-u32|bad-warning|\n"
 		"                          bad-severity|short-uuid|unterminated-fstype|\n"
-		"                          too-many|dev-no-minor\n"
+		"                          too-many|dev-big-minor|dev-big-major|\n"
+		"                          dev-no-minor\n"
+		"       fsmsg_probe group\n"
+		"       fsmsg_probe join GROUP SECONDS\n"
 		"       fsmsg_probe watch SECONDS [dev=M:N|sb=ID|fstype=T|uuid=HEX|\n"
 		"                                  warning=N|severity=N ...]\n"
 		"       fsmsg_probe setlabel PATH LABEL\n"
@@ -716,6 +751,14 @@ int main(int argc, char **argv)
 		resolve();
 		return cmd_watch(secs, argc - 3, argv + 3);
 	}
+	if (argc == 2 && !strcmp(argv[1], "group")) {
+		resolve();
+		printf("%u\n", events_group);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "join"))
+		return cmd_join(number(argv[2], 1, 0xffffffffL),
+				number(argv[3], 0, 3600));
 	if (argc == 4 && !strcmp(argv[1], "setlabel"))
 		return cmd_setlabel(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "forge")) {

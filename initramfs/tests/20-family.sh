@@ -36,6 +36,21 @@ t_family_netns() {
 }
 case_add t_family_netns "family: a new network namespace cannot resolve FS_MSG"
 
+# Root of new user and network namespaces cannot resolve the family, but
+# could join its group by number: it would receive nothing, yet make every
+# warning on the machine look listened to (netlink_has_listeners() is per
+# protocol).  Patch 11 refuses the bind.
+t_family_userns_netns_join() {
+	local grp out
+	grp=$(fsmsg_probe group) || fail "cannot resolve the events group"
+	out=$(unshare -U -r -n fsmsg_probe join "$grp" 0)
+	note "new user+net namespace: $out"
+	expect_eq "$out" "error 1 Operation not permitted" "join by number from another netns"
+	out=$(fsmsg_probe join "$grp" 0)
+	expect_eq "$out" "joined $grp" "join by number as root of the initial namespaces"
+}
+case_add t_family_userns_netns_join "family: root of new user and network namespaces cannot join events by group number (EPERM)"
+
 t_family_sysctl() {
 	expect_eq "$(sysctl -n fs.fs_msg.ratelimit_interval_ms)" 1000 "default interval"
 	expect_eq "$(sysctl -n fs.fs_msg.ratelimit_burst)" 1 "default burst"

@@ -143,7 +143,8 @@ t_filter_bad_requests() {
 	expect_eq "$(fsmsg_probe filter good)" "ok 0" "a good filter"
 	expect_eq "$(fsmsg_probe filter empty)" "ok 0" "an empty filter"
 	for c in unknown-attr short-u32 bad-warning bad-severity short-uuid \
-		 unterminated-fstype too-many dev-no-minor; do
+		 unterminated-fstype too-many dev-big-minor dev-big-major \
+		 dev-no-minor; do
 		out=$(fsmsg_probe filter "$c")
 		note "$c: $out"
 		case $out in

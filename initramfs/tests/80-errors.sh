@@ -18,8 +18,6 @@ err_mount() {
 	ERR_DEV=${out#* }
 	ERR_MNT=/mnt/case-$name$1
 	ERR_NAME=fsmsg_$name$1
-	ERR_TYPE=$type
-	ERR_OPTS=$2
 	mkdir -p "$ERR_MNT"
 	trap err_umount EXIT
 	mount -t "$type" -o "$2" "$ERR_DEV" "$ERR_MNT" ||
