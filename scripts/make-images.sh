@@ -32,7 +32,7 @@ rm -f "$out"/*.img "$out"/*.slice "$out/images.env" "$out/drives"
 IMAGES="
 ext2      ext2   16M  -N 4096
 ext3      ext3   16M  -N 4096
-ext4      ext4   64M  -N 4096
+ext4      ext4   64M  -N 4096 -O metadata_csum_seed
 xfs       xfs    64M
 btrfs     btrfs 128M
 ext2i     ext2   16M  -N 32

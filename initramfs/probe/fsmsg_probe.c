@@ -21,6 +21,10 @@
  *   fsmsg_probe join GROUP SECS     join GROUP by number and stay SECS seconds;
  *                                   print "joined GROUP" or "error ERRNO ..."
  *   fsmsg_probe setlabel PATH LABEL FS_IOC_SETFSLABEL on the filesystem of PATH
+ *   fsmsg_probe setuuid PATH UUID   EXT4_IOC_SETFSUUID on the ext4 of PATH
+ *   fsmsg_probe getuuid PATH        print the UUID that FS_IOC_GETFSUUID
+ *                                   gives (the VFS superblock's), as blkid
+ *                                   prints it
  *   fsmsg_probe forge MAJ MIN       send a forged WARNING into the events group,
  *                                   as any CAP_NET_ADMIN holder can
  *
@@ -49,6 +53,27 @@
 #include "genl_req.h"
 
 #define BUF_SIZE	65536
+
+/*
+ * From the kernel's fs/ext4/ext4.h, which no uapi header carries; the
+ * ioctl number has the size of the header only (fsu_uuid[] is flexible).
+ */
+struct ext4_fsuuid {
+	uint32_t	fsu_len;
+	uint32_t	fsu_flags;
+};
+
+#define EXT4_IOC_SETFSUUID	_IOW('f', 44, struct ext4_fsuuid)
+
+/* Linux 6.5's linux/fs.h, newer than the build host's. */
+#ifndef FS_IOC_GETFSUUID
+struct fsuuid2 {
+	uint8_t		len;
+	uint8_t		uuid[16];
+};
+
+#define FS_IOC_GETFSUUID	_IOR(0x15, 0, struct fsuuid2)
+#endif
 
 static uint16_t family_id;
 static uint32_t events_group;
@@ -498,7 +523,9 @@ static void print_message(struct nlmsghdr *nlh)
 	unsigned long long sb = 0, count = 0, suppressed = 0;
 	unsigned int warning = 0, severity = 0, maj = 0, min = 0;
 	const char *fstype = "-", *label = "-";
+	char uuid[33] = "-";
 	bool task = false;
+	int i;
 	struct nlattr *a;
 
 	for (a = (struct nlattr *)((char *)g + GENL_HDRLEN);
@@ -535,15 +562,22 @@ static void print_message(struct nlmsghdr *nlh)
 		case FS_MSG_A_LABEL:
 			label = data;
 			break;
+		case FS_MSG_A_UUID:
+			if (a->nla_len != NLA_HDRLEN + 16)
+				break;
+			for (i = 0; i < 16; i++)
+				snprintf(uuid + 2 * i, 3, "%02x",
+					 (unsigned char)data[i]);
+			break;
 		case FS_MSG_A_PID:
 			task = true;
 			break;
 		}
 	}
-	printf("cmd=%s warning=%u severity=%u dev=%u:%u sb=%llu fstype=%s label=%s count=%llu suppressed=%llu task=%s\n",
+	printf("cmd=%s warning=%u severity=%u dev=%u:%u sb=%llu fstype=%s uuid=%s label=%s count=%llu suppressed=%llu task=%s\n",
 	       g->cmd == FS_MSG_CMD_WARNING ? "warning" :
 	       g->cmd == FS_MSG_CMD_SUMMARY ? "summary" : "other",
-	       warning, severity, maj, min, sb, fstype, label, count,
+	       warning, severity, maj, min, sb, fstype, uuid, label, count,
 	       suppressed, task ? "yes" : "no");
 	fflush(stdout);
 }
@@ -664,6 +698,60 @@ static int cmd_setlabel(const char *path, const char *label)
 	return 0;
 }
 
+/* EXT4_IOC_SETFSUUID to UUID (32 hex digits, dashes anywhere). */
+static int cmd_setuuid(const char *path, const char *text)
+{
+	struct {
+		struct ext4_fsuuid h;
+		uint8_t uuid[16];
+	} u = { .h.fsu_len = 16 };
+	int i = 0, hi, lo, fd;
+
+	for (; *text && i < 16; text++) {
+		if (*text == '-')
+			continue;
+		hi = hexval(text[0]);
+		lo = text[1] ? hexval(text[1]) : -1;
+		if (hi < 0 || lo < 0)
+			break;
+		u.uuid[i++] = hi << 4 | lo;
+		text++;
+	}
+	if (i != 16 || *text) {
+		fprintf(stderr, "fsmsg_probe: not a UUID of 32 hex digits\n");
+		return 1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	if (ioctl(fd, EXT4_IOC_SETFSUUID, &u))
+		die("EXT4_IOC_SETFSUUID");
+	close(fd);
+	return 0;
+}
+
+static int cmd_getuuid(const char *path)
+{
+	struct fsuuid2 u;
+	int fd, i;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	if (ioctl(fd, FS_IOC_GETFSUUID, &u))
+		die("FS_IOC_GETFSUUID");
+	close(fd);
+	if (u.len != 16) {
+		fprintf(stderr, "fsmsg_probe: a UUID of %u bytes\n", u.len);
+		return 2;
+	}
+	for (i = 0; i < 16; i++)
+		printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
+		       u.uuid[i]);
+	printf("\n");
+	return 0;
+}
+
 static long number(const char *s, long min, long max)
 {
 	char *end;
@@ -719,6 +807,8 @@ static void usage(void)
 		"       fsmsg_probe watch SECONDS [dev=M:N|sb=ID|fstype=T|uuid=HEX|\n"
 		"                                  warning=N|severity=N ...]\n"
 		"       fsmsg_probe setlabel PATH LABEL\n"
+		"       fsmsg_probe setuuid PATH UUID\n"
+		"       fsmsg_probe getuuid PATH\n"
 		"       fsmsg_probe forge MAJOR MINOR\n");
 	exit(1);
 }
@@ -761,6 +851,10 @@ int main(int argc, char **argv)
 				number(argv[3], 0, 3600));
 	if (argc == 4 && !strcmp(argv[1], "setlabel"))
 		return cmd_setlabel(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "setuuid"))
+		return cmd_setuuid(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "getuuid"))
+		return cmd_getuuid(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "forge")) {
 		uint32_t maj = number(argv[2], 0, 4095);
 		uint32_t min = number(argv[3], 0, 1048575);

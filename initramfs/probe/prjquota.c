@@ -21,11 +21,17 @@
  *                                     allocated inode is free: the next
  *                                     create needs a new inode chunk;
  *                                     prints "created N"
+ *   prjquota race FILE ID1 ID2 N      a child flips FILE's project between
+ *                                     ID1 and ID2 N times while this
+ *                                     process writes 16 KiB at its start
+ *                                     until the child is done; prints
+ *                                     "writes=N enospc=N flips=N"
  *
  * Exit status: 0 done, 1 usage error, 2 the kernel refused.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/quota.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <linux/dqblk_xfs.h>
 #include <linux/fs.h>
 #include <linux/quota.h>
@@ -80,7 +87,8 @@ static void usage(void)
 		"       prjquota limit DEV ID BHARD_KIB IHARD\n"
 		"       prjquota get DEV ID\n"
 		"       prjquota counts PATH\n"
-		"       prjquota use-free-inodes DIR\n");
+		"       prjquota use-free-inodes DIR\n"
+		"       prjquota race FILE ID1 ID2 N\n");
 	exit(1);
 }
 
@@ -224,6 +232,68 @@ static int cmd_use_free_inodes(const char *dir)
 	return 0;
 }
 
+static void set_project(int fd, const char *file, unsigned long long id)
+{
+	struct fsxattr fsx;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
+		fail("FS_IOC_FSGETXATTR", file);
+	fsx.fsx_projid = id;
+	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
+		fail("FS_IOC_FSSETXATTR", file);
+}
+
+/*
+ * A project change swaps the inode's project dquot and drops the old one
+ * while writes to the file fail at the project's limit: the ENOSPC path
+ * reads the dquot at the same time.  Every write must fail with ENOSPC;
+ * anything else (a write that succeeds, another errno) is exit status 2.
+ */
+static int cmd_race(const char *file, unsigned long long id1,
+		    unsigned long long id2, unsigned long long flips)
+{
+	static char buf[16384];
+	unsigned long long writes = 0, enospc = 0, n;
+	int fd, status;
+	pid_t child;
+	ssize_t ret;
+
+	fd = open(file, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fail("open", file);
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		fail("fork for", file);
+	if (child == 0) {
+		for (n = 0; n < flips; n++)
+			set_project(fd, file, n % 2 ? id2 : id1);
+		_exit(0);
+	}
+	memset(buf, 0x5a, sizeof(buf));
+	do {
+		ret = pwrite(fd, buf, sizeof(buf), 0);
+		writes++;
+		if (ret >= 0) {
+			fprintf(stderr, "prjquota: %s: a write of %zu bytes returned %zd: the projects' limits did not refuse it\n",
+				file, sizeof(buf), ret);
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			return 2;
+		}
+		if (errno != ENOSPC)
+			fail("write to", file);
+		enospc++;
+	} while (waitpid(child, &status, WNOHANG) == 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "prjquota: %s: the project changes failed\n", file);
+		return 2;
+	}
+	printf("writes=%llu enospc=%llu flips=%llu\n", writes, enospc, flips);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "project"))
@@ -237,6 +307,9 @@ int main(int argc, char **argv)
 		return cmd_counts(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "use-free-inodes"))
 		return cmd_use_free_inodes(argv[2]);
+	if (argc == 6 && !strcmp(argv[1], "race"))
+		return cmd_race(argv[2], number(argv[3]), number(argv[4]),
+				number(argv[5]));
 	usage();
 	return 1;
 }

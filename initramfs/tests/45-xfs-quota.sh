@@ -206,3 +206,33 @@ t_xfs_pquota_real_enospc() {
 	fi
 }
 case_add t_xfs_pquota_real_enospc "xfs pquota: a genuine ENOSPC with project quotas enforced and half the filesystem free is reported once"
+
+# (d) A file's project changes while writes to it fail at the project's
+# limit.  The ENOSPC path asks the inode's project dquot whether it refused
+# the write; FS_IOC_FSSETXATTR swaps that dquot and drops the old one's
+# reference under the ILOCK, so the check must hold the ILOCK too (the
+# debug kernel's KASAN and lockdep watch this case).  Both projects refuse a
+# 16 KiB write to the empty file: every write fails with ENOSPC, and none
+# is reported.
+t_xfs_pquota_project_change() {
+	local dev out
+	ratelimit 0
+	pquota_mount
+	dev=$(disk xfsq)
+	mkdir "$XQ/case.race" || fail "mkdir $XQ/case.race"
+	: > "$XQ/case.race/file" || fail "cannot make $XQ/case.race/file"
+	prjquota limit "$dev" 105 4 0 || fail "prjquota limit $dev 105 4 0"
+	prjquota limit "$dev" 106 4 0 || fail "prjquota limit $dev 106 4 0"
+	counters_all > /tmp/before
+
+	fsmsg_start --json -d "$XQ"
+	out=$(prjquota race "$XQ/case.race/file" 105 106 400) ||
+		fail "prjquota race: $out"
+	note "$out; project 105: $(prjquota get "$dev" 105); project 106: $(prjquota get "$dev" 106)"
+	expect_eq "$(report flips "$out")" 400 "project changes"
+	[ "$(report writes "$out")" -gt 1 ] ||
+		fail "only $(report writes "$out") write ran beside the project changes"
+	expect_eq "$(report enospc "$out")" "$(report writes "$out")" "writes that failed with ENOSPC"
+	expect_not_reported "writes failing at a project's limit while the project changes"
+}
+case_add t_xfs_pquota_project_change "xfs pquota: a file's project changing while writes to it fail at the limit: every write ENOSPC, none reported"

@@ -220,6 +220,67 @@ t_identity_relabel() {
 }
 case_add t_identity_relabel "identity: a relabel while warnings flow is read whole, and the dump follows it"
 
+# A UUID change on a mounted ext4 (EXT4_IOC_SETFSUUID, which needs the
+# image's metadata_csum_seed): FS_IOC_GETFSUUID, the dump, the messages and
+# the kernel's UUID filters follow it at once, without a remount; a message
+# sent while the UUID flips carries the old or the new one, whole.
+t_identity_reuuid() {
+	local old new=5a5a5a5a-0000-4000-8000-00000000f5a1 oldhex newhex
+	local bad n writer
+	ratelimit 0
+	old=$(img_var ext4 UUID)
+	oldhex=$(printf '%s' "$old" | tr -d -)
+	newhex=$(printf '%s' "$new" | tr -d -)
+	# The next cases expect the image's own UUID, whatever fails here (the
+	# case runs in a subshell of its own: the trap ends with it).
+	REUUID_OLD=$old
+	trap 'fsmsg_probe setuuid /mnt/ext4 "$REUUID_OLD"' EXIT
+	mkdir -p /mnt/ext4/case.fail
+	fill_up ext4
+	watch_start w_old 900 "uuid=$old"
+	fsmsg_probe setuuid /mnt/ext4 "$new" || fail "EXT4_IOC_SETFSUUID failed"
+	expect_eq "$(fsmsg_probe getuuid /mnt/ext4)" "$new" "FS_IOC_GETFSUUID after the change"
+	expect_eq "$(json_str uuid "$(fsmsg --list --json -d /mnt/ext4)")" "$new" \
+		"UUID in the dump after the change"
+	watch_start w_new 900 "uuid=$new"
+	fail_writes ext4 2
+	wait_for 10 has_lines /tmp/w_new.out 2 ||
+		fail "the new UUID's listener got $(lines /tmp/w_new.out) messages, expected 2"
+	usleep 300000
+	watch_stop w_new
+	watch_stop w_old
+	sed 's/^/# new UUID filter: /' /tmp/w_new.out
+	expect_eq "$(lines /tmp/w_new.out)" 2 "messages through the new UUID's filter"
+	expect_eq "$(grep -c " uuid=$newhex " /tmp/w_new.out)" 2 "messages with the new UUID"
+	expect_eq "$(lines /tmp/w_old.out)" 0 "messages through the old UUID's filter"
+
+	# Flip it while failing writes send messages.
+	watch_start w_flip 900 "dev=$(sb_dev ext4)"
+	alloc_test /mnt/ext4 --mode flood --no-fill --flood-op write --ops 2000 \
+		--workdir-name case.fail > /dev/null 2>&1 &
+	writer=$!
+	n=0
+	while kill -0 "$writer" 2> /dev/null; do
+		fsmsg_probe setuuid /mnt/ext4 "$old" || fail "EXT4_IOC_SETFSUUID failed"
+		fsmsg_probe setuuid /mnt/ext4 "$new" || fail "EXT4_IOC_SETFSUUID failed"
+		n=$((n + 2))
+	done
+	wait "$writer"
+	fsmsg_probe setuuid /mnt/ext4 "$old" || fail "EXT4_IOC_SETFSUUID failed"
+	usleep 300000
+	watch_stop w_flip
+	bad=$(grep -v -c -e " uuid=$oldhex " -e " uuid=$newhex " /tmp/w_flip.out)
+	note "$n UUID changes, $(lines /tmp/w_flip.out) messages ($(grep -c " uuid=$newhex " /tmp/w_flip.out) with the new UUID), $bad with another"
+	has_lines /tmp/w_flip.out 1 || fail "no messages while the UUID changed"
+	[ "$n" -ge 2 ] || fail "no UUID change while the writes failed"
+	expect_eq "$bad" 0 "messages with a torn or unknown UUID"
+	expect_eq "$(fsmsg_probe getuuid /mnt/ext4)" "$old" "FS_IOC_GETFSUUID after changing it back"
+	expect_eq "$(json_str uuid "$(fsmsg --list --json -d /mnt/ext4)")" "$old" \
+		"UUID in the dump after changing it back"
+	trap - EXIT
+}
+case_add t_identity_reuuid "identity: an ext4 UUID change is followed at once by the dump, the messages and UUID filters"
+
 # A burst of failures in one rate limit window and nothing after it: the
 # messages received within two intervals account for every warning, with a
 # summary for those held back.
