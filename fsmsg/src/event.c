@@ -31,8 +31,6 @@ static const struct nla_policy event_policy[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_DEV_MAJOR]	= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_DEV_MINOR]	= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_CAUSED_ID]	= { .type = FSM_NLA_UINT },
-	/* No longer sent; the number stays reserved: ignored if present. */
-	[FS_MSG_A_PAD]		= { .type = NLA_UNSPEC },
 	[FS_MSG_A_FSTYPE]	= { .type = NLA_STRING, .maxlen = FSM_FSTYPE_MAX },
 	[FS_MSG_A_DEVICE]	= { .type = NLA_STRING, .maxlen = FSM_DEVICE_MAX },
 	[FS_MSG_A_UUID]		= { .type = NLA_UNSPEC, .minlen = FSM_UUID_LEN,
@@ -60,8 +58,6 @@ static const struct nla_policy counter_policy[FS_MSG_A_COUNTER_MAX + 1] = {
 	[FS_MSG_A_COUNTER_WARNING]	= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_COUNTER_COUNT]	= { .type = FSM_NLA_UINT },
 	[FS_MSG_A_COUNTER_LAST]		= { .type = FSM_NLA_UINT },
-	/* No longer sent; reserved, ignored. */
-	[FS_MSG_A_COUNTER_PAD]		= { .type = NLA_UNSPEC },
 	[FS_MSG_A_COUNTER_SUPPRESSED]	= { .type = FSM_NLA_UINT },
 };
 
@@ -70,7 +66,6 @@ static const char *const attr_names[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_DEV_MAJOR] = "DEV_MAJOR",
 	[FS_MSG_A_DEV_MINOR] = "DEV_MINOR",
 	[FS_MSG_A_CAUSED_ID] = "CAUSED_ID",
-	[FS_MSG_A_PAD] = "PAD",
 	[FS_MSG_A_FSTYPE] = "FSTYPE",
 	[FS_MSG_A_DEVICE] = "DEVICE",
 	[FS_MSG_A_UUID] = "UUID",
@@ -97,7 +92,6 @@ static const char *const counter_names[FS_MSG_A_COUNTER_MAX + 1] = {
 	[FS_MSG_A_COUNTER_WARNING] = "COUNTER_WARNING",
 	[FS_MSG_A_COUNTER_COUNT] = "COUNTER_COUNT",
 	[FS_MSG_A_COUNTER_LAST] = "COUNTER_LAST",
-	[FS_MSG_A_COUNTER_PAD] = "COUNTER_PAD",
 	[FS_MSG_A_COUNTER_SUPPRESSED] = "COUNTER_SUPPRESSED",
 };
 

@@ -254,7 +254,7 @@ invalid
 event 1 254 16 2 0 two
 EOF
 fake "$FSMSG" -F -c 2
-check "invalid message reported and skipped, the next one printed" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && grep -q "(two), count 2$" "$TMP/out" && grep -qx "fsmsg: skipped an invalid FS_MSG message: missing required attribute COUNT (12)" "$TMP/err"'
+check "invalid message reported and skipped, the next one printed" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && grep -q "(two), count 2$" "$TMP/out" && grep -qx "fsmsg: skipped an invalid FS_MSG message: missing required attribute COUNT (11)" "$TMP/err"'
 
 # ---- overrun and resync --------------------------------------------------
 script <<EOF
