@@ -51,7 +51,7 @@ KMAKE_BASE = $(MAKE) -C $(KSRC_BASE) O=$(KOBJ_BASE) CC="$(KCC)" V=$(V)
 	kernel-tree-base base-config sparse tools probe initramfs \
 	images qemu-test qemu-test-debug qemu-rerun demo bench check check-debug \
 	check-all \
-	check-host checkpatch check-uapi clean distclean
+	check-host checkpatch check-uapi check-am clean distclean
 .DELETE_ON_ERROR:
 
 all: kernel tools initramfs
@@ -60,7 +60,7 @@ help:
 	@echo 'Targets:'
 	@echo '  demo        boot the guest, fill each filesystem with alloc_test, show fsmsg events'
 	@echo '  check-all   every test: check, then check-debug (what CI runs)'
-	@echo '  check       host tests + checkpatch + uapi check + sparse + the guest suite'
+	@echo '  check       host tests + checkpatch + uapi check + git am + sparse + the guest suite'
 	@echo '  qemu-test   build what is missing, boot the guest, run and judge its tests'
 	@echo '  qemu-rerun  boot and test again without rebuilding anything'
 	@echo '  check-debug the guest suite on a lockdep/KASAN/UBSAN/kmemleak kernel'
@@ -69,6 +69,7 @@ help:
 	@echo '  tools       build fsmsg and alloc_test (host and static builds)'
 	@echo '  initramfs   build the guest initramfs'
 	@echo '  checkpatch  scripts/checkpatch.pl --strict on every patch of the series'
+	@echo '  check-am    git am of the series on the pristine tree gives what quilt gives'
 	@echo '  sparse      make C=2 on the files the series touches: no new warnings'
 	@echo '  clean       remove everything built except the kernel tree and objects'
 	@echo '  distclean   remove build/ entirely'
@@ -194,8 +195,12 @@ checkpatch: kernel-tree
 check-uapi: kernel-tree
 	$(Q)scripts/check-uapi.sh $(KSRC) fsmsg/uapi/linux/fs_msg.h
 
+# The series as a maintainer applies it: git am on the pristine tree.
+check-am: kernel-tree kernel-tree-base
+	$(Q)scripts/check-am.sh $(KSRC_BASE) $(KSRC) patches $(BUILD)/git-am
+
 # Cheap checks first, so a broken tool or patch fails before the long build.
-check: check-host checkpatch check-uapi sparse
+check: check-host checkpatch check-uapi check-am sparse
 	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) qemu-test
 
 # The debug kernel's suite as a step of its own, after everything else

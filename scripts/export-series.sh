@@ -19,7 +19,9 @@ git -C "$tree" format-patch --quiet --no-signature --zero-commit \
 {
 	echo "# FS_MSG: filesystem space warnings over generic netlink."
 	echo "# Against Debian's linux-source-6.12 (6.12.118); apply with quilt"
-	echo "# (quilt push -a) or git am, in this order."
+	echo "# (quilt push -a) or git am, in this order.  The cover letter,"
+	echo "# 0000-cover-letter.patch, has no diff: it is listed here only as a comment."
+	[ ! -f "$out/0000-cover-letter.patch" ] || echo "# 0000-cover-letter.patch"
 	cd "$out"
 	ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-'
 } > "$out/series"
