@@ -59,7 +59,7 @@ SLICED="
 dumpset   ext4  12  4    -N 64
 errset    ext4  3   8    -N 64
 xfserr    xfs   2   64   -d agcount=1
-btrfserr  btrfs 1   128  -m single
+btrfserr  btrfs 2   128  -m single
 "
 
 # mkfs_img TYPE LABEL IMAGE MKFS-OPTIONS, in a subshell: sh has no local

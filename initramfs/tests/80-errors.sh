@@ -292,3 +292,35 @@ case_btrfs_write_errors() {
 	err_only_ours
 }
 case_add case_btrfs_write_errors "btrfs write errors at commit: one fs-error, one shutdown, then read-only"
+
+# btrfs: a relabel whose commit fails (writes failing under the mounted
+# filesystem, as above) must not publish the new label: the dump and the
+# messages keep naming the label on disk.
+case_btrfs_label_failed_commit() {
+	local disk sectors out
+	err_mount 1 defaults btrfserr btrfs
+	disk=$(disk btrfserr)
+	sectors=$((SLICED_btrfserr_MIB * 2048))
+	expect_eq "$(json_str label "$(fsmsg --list --json -d "$ERR_MNT")")" btrfserr1 \
+		"label in the dump before the relabel"
+	fsmsg_start --json
+	out=$(dmctl load "$ERR_NAME" "0 $sectors flakey $disk $sectors 0 3600 1 error_writes") ||
+		fail "dmctl load flakey: $out"
+	dmctl suspend "$ERR_NAME" && dmctl resume "$ERR_NAME" ||
+		fail "swapping in the flakey table"
+	out=$(fsmsg_probe setlabel "$ERR_MNT" newlabel 2>&1) &&
+		fail "FS_IOC_SETFSLABEL succeeded although its commit could not be written"
+	note "relabel: $out"
+	fsmsg_wait_lines 2
+	sed 's/^/# event: /' "$FSMSG_OUT"
+	expect_eq "$(err_lines fs-error)" 1 "fs-error messages"
+	expect_eq "$(err_lines shutdown)" 1 "shutdown messages"
+	expect_eq "$(grep -c '"label":"btrfserr1"' "$FSMSG_OUT")" 2 \
+		"messages that name the label on disk"
+	# The dump of all filesystems: fsmsg -d would stat the mount point.
+	fsmsg --list --json > /tmp/label-dump.json || fail "fsmsg --list failed"
+	out=$(grep "\"device\":\"${ERR_DEV##*/}\"" /tmp/label-dump.json)
+	expect_eq "$(json_str label "$out")" btrfserr1 "label in the dump after the failed relabel"
+	err_only_ours
+}
+case_add case_btrfs_label_failed_commit "btrfs relabel whose commit fails: the dump and the messages keep the label on disk"
