@@ -261,6 +261,8 @@ static int cmd_race(const char *file, unsigned long long id1,
 	fd = open(file, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		fail("open", file);
+	/* In a limited project before the first write, not project 0. */
+	set_project(fd, file, id1);
 	fflush(stdout);
 	child = fork();
 	if (child < 0)
