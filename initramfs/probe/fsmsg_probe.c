@@ -382,6 +382,24 @@ static int hexval(char c)
 	return -1;
 }
 
+/* 32 hex digits, dashes anywhere, into @uuid; 0, or -1 if not a UUID. */
+static int parse_uuid(const char *text, unsigned char uuid[16])
+{
+	int i = 0, hi, lo;
+
+	for (; *text && i < 16; text++) {
+		if (*text == '-')
+			continue;
+		hi = hexval(text[0]);
+		lo = text[1] ? hexval(text[1]) : -1;
+		if (hi < 0 || lo < 0)
+			return -1;
+		uuid[i++] = hi << 4 | lo;
+		text++;
+	}
+	return i == 16 && !*text ? 0 : -1;
+}
+
 /* KEY=VALUE into a NOTIFY_FILTER_SET request; exits 1 on a bad one. */
 static void filter_arg(struct req *r, const char *arg)
 {
@@ -390,7 +408,6 @@ static void filter_arg(struct req *r, const char *arg)
 	unsigned char uuid[16];
 	uint64_t u64;
 	uint32_t u32;
-	int i, j, hi, lo;
 
 	if (!v)
 		goto bad;
@@ -405,17 +422,7 @@ static void filter_arg(struct req *r, const char *arg)
 	} else if (!strncmp(arg, "fstype=", 7)) {
 		req_put(r, FS_MSG_A_FILTER_FSTYPE, v, strlen(v) + 1);
 	} else if (!strncmp(arg, "uuid=", 5)) {
-		for (i = 0, j = 0; v[j] && i < 16; j++) {
-			if (v[j] == '-')
-				continue;
-			hi = hexval(v[j]);
-			lo = v[j + 1] ? hexval(v[j + 1]) : -1;
-			if (hi < 0 || lo < 0)
-				goto bad;
-			uuid[i++] = hi << 4 | lo;
-			j++;
-		}
-		if (i != 16)
+		if (parse_uuid(v, uuid))
 			goto bad;
 		req_put(r, FS_MSG_A_FILTER_UUID, uuid, sizeof(uuid));
 	} else if (!strncmp(arg, "warning=", 8)) {
@@ -705,19 +712,9 @@ static int cmd_setuuid(const char *path, const char *text)
 		struct ext4_fsuuid h;
 		uint8_t uuid[16];
 	} u = { .h.fsu_len = 16 };
-	int i = 0, hi, lo, fd;
+	int fd;
 
-	for (; *text && i < 16; text++) {
-		if (*text == '-')
-			continue;
-		hi = hexval(text[0]);
-		lo = text[1] ? hexval(text[1]) : -1;
-		if (hi < 0 || lo < 0)
-			break;
-		u.uuid[i++] = hi << 4 | lo;
-		text++;
-	}
-	if (i != 16 || *text) {
+	if (parse_uuid(text, u.uuid)) {
 		fprintf(stderr, "fsmsg_probe: not a UUID of 32 hex digits\n");
 		return 1;
 	}
