@@ -54,12 +54,17 @@ xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 # a second datagram of 6 or more), and the stalled-device case.  errset,
 # xfserr, btrfserr: the error and shutdown cases of 80-errors.sh, one
 # slice each.  xfserr has one AG, so that inode N is at byte N * 512.
+# lostext4: the data-lost cases of 85-writeback.sh, which copy a slice
+# onto a dm-thin volume whose pool lives on the thinpool disk below; its
+# 64 KiB clusters are the pool's blocks, so that every new file needs a
+# pool block of its own.
 # name type slices size-MiB mkfs-options
 SLICED="
 dumpset   ext4  12  4    -N 64
 errset    ext4  3   8    -N 64
 xfserr    xfs   2   64   -d agcount=1
 btrfserr  btrfs 2   128  -m single
+lostext4  ext4  3   16   -N 64 -b 4096 -O bigalloc -C 65536
 "
 
 # mkfs_img TYPE LABEL IMAGE MKFS-OPTIONS, in a subshell: sh has no local
@@ -136,3 +141,11 @@ echo "$SLICED" | while read -r name type slices size opts; do
 	# shellcheck disable=SC2086
 	mk_sliced "$name" "$type" "$slices" "$size" $opts
 done
+
+# thinpool: zeros (sparse), for the dm-thin pools of 85-writeback.sh: the
+# guest cuts a region of THINPOOL_REGION_MIB per case into a metadata and
+# a data device.
+THINPOOL_REGION_MIB=160
+truncate -s "$((THINPOOL_REGION_MIB * 6))M" "$out/thinpool.img"
+echo "THINPOOL_REGION_MIB=$THINPOOL_REGION_MIB" >> "$out/images.env"
+echo "thinpool $out/thinpool.img" >> "$out/drives"

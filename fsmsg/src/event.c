@@ -52,6 +52,8 @@ static const struct nla_policy event_policy[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_BLOCK]	= { .type = FSM_NLA_UINT },
 	[FS_MSG_A_REASON]	= { .type = NLA_U32, .maxlen = 4 },
 	[FS_MSG_A_FS_FLAGS]	= { .type = NLA_U32, .maxlen = 4 },
+	[FS_MSG_A_OFFSET]	= { .type = FSM_NLA_UINT },
+	[FS_MSG_A_LENGTH]	= { .type = FSM_NLA_UINT },
 };
 
 static const struct nla_policy counter_policy[FS_MSG_A_COUNTER_MAX + 1] = {
@@ -86,6 +88,8 @@ static const char *const attr_names[FS_MSG_A_MAX + 1] = {
 	[FS_MSG_A_BLOCK] = "BLOCK",
 	[FS_MSG_A_REASON] = "REASON",
 	[FS_MSG_A_FS_FLAGS] = "FS_FLAGS",
+	[FS_MSG_A_OFFSET] = "OFFSET",
+	[FS_MSG_A_LENGTH] = "LENGTH",
 };
 
 static const char *const counter_names[FS_MSG_A_COUNTER_MAX + 1] = {
@@ -384,6 +388,10 @@ int fsm_event_parse(const void *buf, size_t buflen, int family,
 		ev->reason = get_u32(&tb[FS_MSG_A_REASON]);
 	if ((ev->has_fs_flags = tb[FS_MSG_A_FS_FLAGS].present))
 		ev->fs_flags = get_u32(&tb[FS_MSG_A_FS_FLAGS]);
+	if ((ev->has_offset = tb[FS_MSG_A_OFFSET].present))
+		ev->offset = get_uint(&tb[FS_MSG_A_OFFSET]);
+	if ((ev->has_length = tb[FS_MSG_A_LENGTH].present))
+		ev->length = get_uint(&tb[FS_MSG_A_LENGTH]);
 	if (tb[FS_MSG_A_FUNCTION].present)
 		ev->function = (const char *)tb[FS_MSG_A_FUNCTION].data;
 	return FSM_PARSE_OK;
@@ -544,6 +552,7 @@ static const struct {
 	[FS_MSG_WARN_INODE_ENOSPC] = { "inode-enospc", "no free inodes" },
 	[FS_MSG_WARN_FS_ERROR] = { "fs-error", "filesystem error" },
 	[FS_MSG_WARN_SHUTDOWN] = { "shutdown", "filesystem shut down" },
+	[FS_MSG_WARN_DATA_LOST] = { "data-lost", "file data lost at writeback" },
 };
 
 const char *fsm_warning_name(uint32_t warning)

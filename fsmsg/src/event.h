@@ -71,15 +71,17 @@ struct fsm_event {
 	const char *comm;
 	const char *label;	/* volume label, any bytes but NUL */
 
-	/* fs-error and shutdown details; each only when the message had it */
+	/* fs-error, shutdown and data-lost details; each only when present */
 	bool has_errno, has_line, has_inode, has_block, has_reason;
-	bool has_fs_flags;
+	bool has_fs_flags, has_offset, has_length;
 	uint32_t error;		/* ERRNO: a positive errno value */
 	uint32_t line;		/* LINE in the kernel source */
 	uint64_t inode;
 	uint64_t block;
 	uint32_t reason;	/* enum fs_msg_shutdown_reason, or newer */
 	uint32_t fs_flags;	/* the filesystem's own flags */
+	uint64_t offset;	/* data-lost: the file range, in bytes */
+	uint64_t length;
 	const char *function;	/* FUNCTION: the kernel function, or NULL */
 };
 
@@ -125,8 +127,8 @@ void fsm_fs_release(struct fsm_fs *fs);
 const struct fsm_counter *fsm_fs_counter(const struct fsm_fs *fs,
 					 uint32_t warning);
 
-/* "enospc", "meta-enospc", "inode-enospc", "fs-error", "shutdown"; NULL
- * for other values. */
+/* "enospc", "meta-enospc", "inode-enospc", "fs-error", "shutdown",
+ * "data-lost"; NULL for other values. */
 const char *fsm_warning_name(uint32_t warning);
 /* "info", "warning", "error", "critical"; NULL for other values. */
 const char *fsm_severity_name(uint32_t severity);

@@ -605,10 +605,10 @@ static void put_hex32(struct fsm_buf *b, uint32_t v)
 }
 
 /*
- * The details of an fs-error or a shutdown, those the message has, after
- * the count:
+ * The details of an fs-error, a shutdown or a data-lost, those the message
+ * has, after the count:
  *  reason error fs_flags 0x0 errno EIO (5) function ext4_lookup line 1234
- *  inode 12 block 0
+ *  inode 12 block 0 offset 0 length 4096
  * an errno the C library has no name for as " errno 200", a newer reason
  * as its number; the function one token, as a label.
  */
@@ -656,11 +656,20 @@ static void put_details_text(struct fsm_buf *b, const struct fsm_event *ev)
 		put_lit(b, " block ");
 		put_u64(b, ev->block);
 	}
+	if (ev->has_offset) {
+		put_lit(b, " offset ");
+		put_u64(b, ev->offset);
+	}
+	if (ev->has_length) {
+		put_lit(b, " length ");
+		put_u64(b, ev->length);
+	}
 }
 
 /*
  * 2026-12-03T07:42:51.123456789Z 254:16 ext4 vdb uuid <uuid> sb 7: warning:
  * no space left for data, uid 0, pid 123 (alloc_test), count 5 (2 suppressed)
+ * (no ", uid ... (comm)" part when the message has no task attribute),
  * then the details of an fs-error or a shutdown (put_details_text()),
  * and with @received: ... (2 suppressed) received +12.345us
  * A summary:
@@ -690,19 +699,23 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 		put_lit(b, "\n");
 		return done(b);
 	}
-	put_lit(b, ", uid ");
-	if (ev->has_uid)
-		put_u64(b, ev->uid);
-	else
-		put_lit(b, "-");
-	put_lit(b, ", pid ");
-	if (ev->has_pid)
-		put_u64(b, ev->pid);
-	else
-		put_lit(b, "-");
-	put_lit(b, " (");
-	fsm_text_string(b, ev->comm);
-	put_lit(b, "), count ");
+	/* No task at all (data-lost: writeback is no task's doing): no part. */
+	if (ev->has_uid || ev->has_pid || ev->comm) {
+		put_lit(b, ", uid ");
+		if (ev->has_uid)
+			put_u64(b, ev->uid);
+		else
+			put_lit(b, "-");
+		put_lit(b, ", pid ");
+		if (ev->has_pid)
+			put_u64(b, ev->pid);
+		else
+			put_lit(b, "-");
+		put_lit(b, " (");
+		fsm_text_string(b, ev->comm);
+		put_lit(b, ")");
+	}
+	put_lit(b, ", count ");
 	put_u64(b, ev->count);
 	if (ev->has_suppressed && ev->suppressed) {
 		put_lit(b, " (");
@@ -770,10 +783,10 @@ static void json_severity(struct fsm_buf *b, uint32_t severity)
 }
 
 /*
- * The details of an fs-error or a shutdown, null when absent: errno and
- * its name (null when the C library has none), function, line, inode,
- * block, the reason's name (its number when newer than fsmsg) and number,
- * fs_flags.
+ * The details of an fs-error, a shutdown or a data-lost, null when absent:
+ * errno and its name (null when the C library has none), function, line,
+ * inode, block, the reason's name (its number when newer than fsmsg) and
+ * number, fs_flags, the file range lost (offset, length).
  */
 static void json_details(struct fsm_buf *b, const struct fsm_event *ev)
 {
@@ -795,6 +808,8 @@ static void json_details(struct fsm_buf *b, const struct fsm_event *ev)
 	}
 	json_u64(b, "reason_id", ev->has_reason, ev->reason);
 	json_u64(b, "fs_flags", ev->has_fs_flags, ev->fs_flags);
+	json_u64(b, "offset", ev->has_offset, ev->offset);
+	json_u64(b, "length", ev->has_length, ev->length);
 }
 
 /*

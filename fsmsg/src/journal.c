@@ -111,6 +111,7 @@ const char *fsm_journal_message_id(uint32_t warning)
 		[FS_MSG_WARN_INODE_ENOSPC] = FSM_MSGID_INODE_ENOSPC,
 		[FS_MSG_WARN_FS_ERROR] = FSM_MSGID_FS_ERROR,
 		[FS_MSG_WARN_SHUTDOWN] = FSM_MSGID_SHUTDOWN,
+		[FS_MSG_WARN_DATA_LOST] = FSM_MSGID_DATA_LOST,
 	};
 
 	if (warning <= FS_MSG_WARN_MAX && ids[warning])
@@ -239,7 +240,7 @@ static void sentence(struct fsm_buf *b, const struct fsm_event *ev)
 		fsm_buf_printf(b, " uid %llu", (unsigned long long)ev->uid);
 }
 
-/* The details of an fs-error or a shutdown, those the message has. */
+/* The details of an fs-error, a shutdown or a data-lost, those it has. */
 static void details_fields(struct fsm_fields *f, const struct fsm_event *ev)
 {
 	if (ev->has_errno)
@@ -263,6 +264,12 @@ static void details_fields(struct fsm_fields *f, const struct fsm_event *ev)
 	}
 	if (ev->has_fs_flags)
 		fsm_fields_add(f, "FSMSG_FS_FLAGS", "0x%x", ev->fs_flags);
+	if (ev->has_offset)
+		fsm_fields_add(f, "FSMSG_OFFSET", "%llu",
+			       (unsigned long long)ev->offset);
+	if (ev->has_length)
+		fsm_fields_add(f, "FSMSG_LENGTH", "%llu",
+			       (unsigned long long)ev->length);
 }
 
 int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,

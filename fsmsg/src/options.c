@@ -17,8 +17,9 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 "Usage: fsmsg [OPTION]...\n"
-"Report filesystem warnings (out of space, errors, shutdowns; ext2/3/4, XFS,\n"
-"btrfs) as the kernel sends them on the FS_MSG generic netlink family.\n"
+"Report filesystem warnings (out of space, errors, shutdowns, data lost at\n"
+"writeback; ext2/3/4, XFS, btrfs) as the kernel sends them on the FS_MSG\n"
+"generic netlink family.\n"
 "\n"
 "  -F, --foreground         stay in the foreground, events on standard output\n"
 "  -j, --json               one JSON object per line instead of text\n"
@@ -32,8 +33,8 @@ static void usage(FILE *fp)
 "  -T, --fstype TYPE        only filesystems of TYPE, e.g. ext4 (repeatable)\n"
 "  -u, --uuid UUID          only the filesystem with UUID (repeatable)\n"
 "  -w, --warning TYPE       only warnings of TYPE: enospc, meta-enospc,\n"
-"                           inode-enospc, fs-error, shutdown, or a number\n"
-"                           (repeatable)\n"
+"                           inode-enospc, fs-error, shutdown, data-lost, or\n"
+"                           a number (repeatable)\n"
 "      --rcvbuf BYTES       the event socket's receive buffer, K or M suffix,\n"
 "                           64K to 1024M (default 4M)\n"
 "      --severity MIN       only messages of severity MIN or higher: info,\n"
@@ -243,7 +244,7 @@ void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'w':
 			if (fsm_parse_warning(optarg, &w) < 0)
-				usage_error("invalid --warning '%s' (enospc, meta-enospc, inode-enospc, fs-error, shutdown or a number)",
+				usage_error("invalid --warning '%s' (enospc, meta-enospc, inode-enospc, fs-error, shutdown, data-lost or a number)",
 					    optarg);
 			if (fsm_filter_add_warning(&o->filter, w) < 0)
 				oom();

@@ -168,6 +168,8 @@ int main(int argc, char **argv)
 		raw_str(&r, FS_MSG_A_FUNCTION, "xfs_do_force_shutdown");
 		raw_end(&r);
 		err |= save(argv[1], "event-shutdown-wide", &r);
+		raw_data_lost_event(&r, 1);
+		err |= save(argv[1], "event-data-lost", &r);
 		raw_fs_row_n(&r, 254, 16, "ext4", "vdb", test_uuid, counts5,
 			     lasts5, NULL, &sb, NULL, 5);
 		raw_begin_type(&r, NLMSG_DONE, 0, NLM_F_MULTI);

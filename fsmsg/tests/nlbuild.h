@@ -220,6 +220,33 @@ static inline void raw_shutdown_event(struct raw *r, uint64_t count)
 	raw_end(r);
 }
 
+/*
+ * Data lost at writeback, as the kernel sends it: no task attributes
+ * (writeback is not the task that wrote), ENOSPC from a full thin pool,
+ * inode 13, the first 4 KiB.
+ */
+static inline void raw_data_lost_event(struct raw *r, uint64_t count)
+{
+	raw_begin(r, FS_MSG_CMD_WARNING);
+	raw_u32(r, FS_MSG_A_WARNING, FS_MSG_WARN_DATA_LOST);
+	raw_u32(r, FS_MSG_A_DEV_MAJOR, 254);
+	raw_u32(r, FS_MSG_A_DEV_MINOR, 16);
+	raw_str(r, FS_MSG_A_FSTYPE, "ext4");
+	raw_str(r, FS_MSG_A_DEVICE, "vdb");
+	raw_attr(r, FS_MSG_A_UUID, test_uuid, sizeof(test_uuid));
+	raw_uint(r, FS_MSG_A_TIMESTAMP, 1796283771123456789ULL);
+	raw_uint(r, FS_MSG_A_COUNT, count);
+	raw_uint(r, FS_MSG_A_SUPPRESSED, 0);
+	raw_uint(r, FS_MSG_A_SB_ID, TEST_SB_ID);
+	raw_uint(r, FS_MSG_A_BOOTTIME, TEST_BOOTTIME);
+	raw_u32(r, FS_MSG_A_SEVERITY, FS_MSG_SEVERITY_ERROR);
+	raw_u32(r, FS_MSG_A_ERRNO, 28);
+	raw_uint(r, FS_MSG_A_INODE, 13);
+	raw_uint(r, FS_MSG_A_OFFSET, 0);
+	raw_uint(r, FS_MSG_A_LENGTH, 4096);
+	raw_end(r);
+}
+
 /* A summary of the test filesystem: no task attributes; @label may be NULL. */
 static inline void raw_summary(struct raw *r, uint32_t warning, uint64_t count,
 			       uint64_t suppressed, uint32_t severity,

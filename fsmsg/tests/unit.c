@@ -44,7 +44,7 @@
 /* The fs-error and shutdown keys of a JSON event without them. */
 #define NO_DETAILS ",\"errno\":null,\"errno_name\":null,\"function\":null," \
 	"\"line\":null,\"inode\":null,\"block\":null,\"reason\":null," \
-	"\"reason_id\":null,\"fs_flags\":null"
+	"\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null"
 
 static int tests, failed;
 
@@ -228,7 +228,7 @@ static void test_minimal_event(void)
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, uid -, pid - (-), count 7\n",
+	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, count 7\n",
 	       "minimal event: text uses '-' and the receive time");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
@@ -255,7 +255,7 @@ static void test_unknown_warning(void)
 	   "unknown warning type 7 is kept, not dropped");
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
-	has_str(fsm_buf_str(&b), ": unknown warning 7, uid -",
+	has_str(fsm_buf_str(&b), ": unknown warning 7, count 7",
 		"unknown warning: words carry the number");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
@@ -1281,10 +1281,10 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n"
-	       "vdc     0:45     btrfs   -                                     45     -          12            0             1         0         0\n"
-	       "vdb     254:16   ext4    " UUID_STR "  16     -           0            3             0         0         0\n"
-	       "vdd     254:32   xfs     " UUID_STR "  32     -          12            0             1         0         0\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n"
+	       "vdc     0:45     btrfs   -                                     45     -          12            0             1         0         0          0\n"
+	       "vdb     254:16   ext4    " UUID_STR "  16     -           0            3             0         0         0          0\n"
+	       "vdd     254:32   xfs     " UUID_STR "  32     -          12            0             1         0         0          0\n",
 	       "--list table, sorted by device number");
 	cap_free(&c);
 
@@ -1296,17 +1296,17 @@ static void test_list(void)
 	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":1796283771123456790,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":1796283771123456791,\"suppressed\":0},"
-	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
+	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"data-lost\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
 	       "{\"event\":\"filesystem\",\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":16,\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":3,\"last_ns\":1796283771123456789,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},"
-	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
+	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"data-lost\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n"
 	       "{\"event\":\"filesystem\",\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
 	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":32,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":0,\"suppressed\":0},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":1796283771123456789,\"suppressed\":0},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":0,\"suppressed\":0},"
-	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n",
+	       "\"fs-error\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":0,\"suppressed\":0},\"data-lost\":{\"count\":0,\"last_ns\":0,\"suppressed\":0}}}\n",
 	       "--list JSON lines");
 	cap_free(&c);
 
@@ -1340,7 +1340,7 @@ static void test_list(void)
 	raw_str(&r, FS_MSG_A_FSTYPE, "ext2");
 	raw_str(&r, FS_MSG_A_DEVICE, "loop0");
 	raw_nest_begin(&r, FS_MSG_A_COUNTER);
-	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 6);
+	raw_u32(&r, FS_MSG_A_COUNTER_WARNING, 7);
 	raw_uint(&r, FS_MSG_A_COUNTER_COUNT, 123456);
 	raw_nest_end(&r);
 	raw_end(&r);
@@ -1351,9 +1351,9 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  UNKNOWN-6\n"
-	       "loop0   7:0      ext2    -     -      -           0            0             0         0         0     123456\n",
-	       "--list: unknown warning type 6 as an extra column");
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  UNKNOWN-7\n"
+	       "loop0   7:0      ext2    -     -      -           0            0             0         0         0          0     123456\n",
+	       "--list: unknown warning type 7 as an extra column");
 	cap_free(&c);
 	fsm_fs_list_free(&l);
 
@@ -1361,7 +1361,7 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n",
 	       "--list with no filesystems: header only");
 	cap_free(&c);
 
@@ -1757,8 +1757,8 @@ static void test_monitor_filter_count(void)
 	ok(c.m.done && c.m.events == 2, "--count 2 reached after the second match");
 	cap_finish(&c);
 	is_str(c.out,
-	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, uid -, pid - (-), count 13\n"
-	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, uid -, pid - (-), count 15\n",
+	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, count 13\n"
+	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, count 15\n",
 	       "device filter: only 0:45 events");
 	is_str(c.err, "fsmsg: missed 1 enospc warnings on - - (0:45)\n",
 	       "device filter: only 0:45's gap (seed 12, then 13, then 15) reported");
@@ -2276,8 +2276,8 @@ static void test_journal(void)
 {
 	static const char *const ids[] = {
 		FSM_MSGID_ENOSPC, FSM_MSGID_META_ENOSPC, FSM_MSGID_INODE_ENOSPC,
-		FSM_MSGID_FS_ERROR, FSM_MSGID_SHUTDOWN, FSM_MSGID_UNKNOWN,
-		FSM_MSGID_MISSED, FSM_MSGID_SUMMARY,
+		FSM_MSGID_FS_ERROR, FSM_MSGID_SHUTDOWN, FSM_MSGID_DATA_LOST,
+		FSM_MSGID_UNKNOWN, FSM_MSGID_MISSED, FSM_MSGID_SUMMARY,
 	};
 	struct fsm_fields f;
 	struct fsm_event ev;
@@ -2291,13 +2291,14 @@ static void test_journal(void)
 		for (size_t j = 0; j < i; j++)
 			good &= strcmp(ids[i], ids[j]) != 0;
 	}
-	ok(good, "MESSAGE_IDs: eight distinct 128-bit ids in lower-case hex");
+	ok(good, "MESSAGE_IDs: nine distinct 128-bit ids in lower-case hex");
 	ok(!strcmp(fsm_journal_message_id(1), FSM_MSGID_ENOSPC) &&
 	   !strcmp(fsm_journal_message_id(2), FSM_MSGID_META_ENOSPC) &&
 	   !strcmp(fsm_journal_message_id(3), FSM_MSGID_INODE_ENOSPC) &&
 	   !strcmp(fsm_journal_message_id(4), FSM_MSGID_FS_ERROR) &&
 	   !strcmp(fsm_journal_message_id(5), FSM_MSGID_SHUTDOWN) &&
-	   !strcmp(fsm_journal_message_id(6), FSM_MSGID_UNKNOWN) &&
+	   !strcmp(fsm_journal_message_id(6), FSM_MSGID_DATA_LOST) &&
+	   !strcmp(fsm_journal_message_id(7), FSM_MSGID_UNKNOWN) &&
 	   !strcmp(fsm_journal_message_id(42), FSM_MSGID_UNKNOWN),
 	   "MESSAGE_ID per warning type, one for newer types");
 
@@ -2576,7 +2577,7 @@ static void test_receive_time_format(void)
 	fsm_buf_reset(&b);
 	fsm_format_event_text(&b, &ev, RECV, true);
 	is_str(fsm_buf_str(&b),
-	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, uid -, pid - (-), count 7 received -\n",
+	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, count 7 received -\n",
 	       "receive time, no TIMESTAMP: text ' received -'");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, true);
@@ -2816,7 +2817,7 @@ static void test_label(void)
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       TS_STR " 254:16 ext4 vdb uuid - sb 3 label data: error: no space left for data,"
-	       " uid -, pid - (-), count 5\n",
+	       " count 5\n",
 	       "label: text ' label L' after the sb id, severity error");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
@@ -2899,8 +2900,8 @@ static void test_list_label(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL       ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n"
-	       "vdb     254:16   ext4    " UUID_STR "  9      my\\x20data       0            3             0         0         0\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL       ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n"
+	       "vdb     254:16   ext4    " UUID_STR "  9      my\\x20data       0            3             0         0         0          0\n",
 	       "--list table: SB_ID and LABEL columns, the label escaped as in the text line");
 	cap_free(&c);
 	cap_init(&c, true);
@@ -3175,10 +3176,12 @@ static void test_fs_error_shutdown_parse(void)
 	raw_free(&r);
 
 	ok(!strcmp(fsm_warning_name(4), "fs-error") &&
-	   !strcmp(fsm_warning_name(5), "shutdown") && !fsm_warning_name(6) &&
+	   !strcmp(fsm_warning_name(5), "shutdown") &&
+	   !strcmp(fsm_warning_name(6), "data-lost") && !fsm_warning_name(7) &&
 	   !fsm_warning_name(0) && !strcmp(fsm_warning_words(4), "filesystem error") &&
 	   !strcmp(fsm_warning_words(5), "filesystem shut down") &&
-	   !fsm_warning_words(6), "names and words of fs-error and shutdown");
+	   !strcmp(fsm_warning_words(6), "file data lost at writeback") &&
+	   !fsm_warning_words(7), "names and words of fs-error, shutdown and data-lost");
 	ok(!strcmp(fsm_reason_name(1), "error") && !strcmp(fsm_reason_name(2), "user") &&
 	   !strcmp(fsm_reason_name(3), "io-error") &&
 	   !strcmp(fsm_reason_name(4), "corruption") &&
@@ -3190,6 +3193,80 @@ static void test_fs_error_shutdown_parse(void)
 	   !strcmp(fsm_errno_name(117), "EUCLEAN") && !fsm_errno_name(0) &&
 	   !fsm_errno_name(4000) && !fsm_errno_name(UINT32_MAX),
 	   "errno names: EIO, EUCLEAN; none for 0 and unknown values");
+}
+
+/* ---- data-lost (kernel interface of 2026-12) ------------------------- */
+
+static void test_data_lost(void)
+{
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_fields f;
+	struct fsm_buf b;
+	uint64_t wide = 1ULL << 40;
+	uint32_t w = 0;
+	char *got;
+
+	fsm_buf_init(&b);
+	raw_data_lost_event(&r, 2);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.warning == FS_MSG_WARN_DATA_LOST &&
+	   ev.severity == FS_MSG_SEVERITY_ERROR && ev.has_errno && ev.error == 28 &&
+	   ev.has_inode && ev.inode == 13 && ev.has_offset && ev.offset == 0 &&
+	   ev.has_length && ev.length == 4096 && !ev.has_uid && !ev.has_pid &&
+	   !ev.comm && !ev.has_block && !ev.has_line,
+	   "data-lost: errno, inode, offset, length read; no task, no block");
+	fsm_format_event_text(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: error: file data lost at writeback,"
+	       " count 2 errno ENOSPC (28) inode 13 offset 0 length 4096\n",
+	       "data-lost: text line, no task part, the file range last");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       "{\"time\":\"" TS_STR "\",\"event\":\"warning\",\"timestamp_ns\":1796283771123456789,"
+	       "\"warning\":\"data-lost\",\"warning_id\":6,\"severity\":\"error\",\"severity_id\":3,\"dev\":\"254:16\","
+	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":null,\"pid\":null,"
+	       "\"comm\":null,\"count\":2,\"suppressed\":0,\"errno\":28,\"errno_name\":\"ENOSPC\","
+	       "\"function\":null,\"line\":null,\"inode\":13,\"block\":null,"
+	       "\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":0,\"length\":4096}\n",
+	       "data-lost: JSON line, task keys null, offset and length");
+	fsm_fields_init(&f);
+	ok(fsm_journal_event(&f, &ev, RECV, true) == 0, "data-lost: journal entry built");
+	got = fields_str(&f);
+	has_str(got, "MESSAGE_ID=" FSM_MSGID_DATA_LOST "\nPRIORITY=3\n",
+		"data-lost: its MESSAGE_ID, PRIORITY 3 (LOG_ERR)");
+	has_str(got, "FSMSG_ERRNO=28\nFSMSG_INODE=13\nFSMSG_OFFSET=0\nFSMSG_LENGTH=4096\n",
+		"data-lost: journal fields FSMSG_ERRNO, FSMSG_INODE, FSMSG_OFFSET, FSMSG_LENGTH");
+	ok(!strstr(got, "FSMSG_PID=") && !strstr(got, "OBJECT_PID=") &&
+	   !strstr(got, "FSMSG_UID="), "data-lost: no task fields in the journal");
+	free(got);
+	fsm_fields_free(&f);
+	raw_free(&r);
+
+	/* 64-bit offset and length; a u32 LENGTH (the kernel's uint) too. */
+	build_with_attr(&r, FS_MSG_WARN_DATA_LOST, FS_MSG_A_OFFSET, &wide, 8);
+	ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.offset == wide,
+	   "data-lost: 64-bit OFFSET read");
+	raw_free(&r);
+	{
+		uint32_t len4 = 65536;
+
+		build_with_attr(&r, FS_MSG_WARN_DATA_LOST, FS_MSG_A_LENGTH, &len4, 4);
+		ok(parse(&r, &ev, &err) == FSM_PARSE_OK && ev.length == 65536,
+		   "data-lost: 32-bit LENGTH read");
+		raw_free(&r);
+		build_with_attr(&r, FS_MSG_WARN_DATA_LOST, FS_MSG_A_LENGTH, &len4, 2);
+		ok(parse(&r, &ev, &err) == FSM_PARSE_INVALID,
+		   "data-lost: a 2-byte LENGTH is invalid");
+		raw_free(&r);
+	}
+
+	ok(fsm_parse_warning("data-lost", &w) == 0 && w == 6 &&
+	   fsm_parse_warning("DATA-LOST", &w) == 0 && w == 6 &&
+	   fsm_parse_warning("data-loss", &w) < 0, "parse warning data-lost");
+	fsm_buf_free(&b);
 }
 
 static void test_fs_error_shutdown_format(void)
@@ -3225,7 +3302,7 @@ static void test_fs_error_shutdown_format(void)
 	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"touch\",\"count\":3,\"suppressed\":0,\"errno\":117,\"errno_name\":\"EUCLEAN\","
 	       "\"function\":\"ext4_lookup\",\"line\":1234,\"inode\":12,\"block\":0,"
-	       "\"reason\":null,\"reason_id\":null,\"fs_flags\":null}\n",
+	       "\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}\n",
 	       "fs-error: JSON line with the details");
 
 	fsm_fields_init(&f);
@@ -3265,7 +3342,7 @@ static void test_fs_error_shutdown_format(void)
 	has_str(fsm_buf_str(&b),
 		"\"count\":1,\"suppressed\":0,\"errno\":5,\"errno_name\":\"EIO\",\"function\":null,"
 		"\"line\":null,\"inode\":null,\"block\":null,\"reason\":\"error\",\"reason_id\":1,"
-		"\"fs_flags\":0}\n",
+		"\"fs_flags\":0,\"offset\":null,\"length\":null}\n",
 		"shutdown: JSON details, absent ones null");
 	ok(fsm_journal_event(&f, &ev, RECV, true) == 0 && !f.full,
 	   "shutdown: journal entry built, --receive-time fits too");
@@ -3305,7 +3382,7 @@ static void test_fs_error_shutdown_format(void)
 	has_str(fsm_buf_str(&b),
 		"\"errno\":4000,\"errno_name\":null,\"function\":\"odd name\\u0001\","
 		"\"line\":null,\"inode\":1099511627776,\"block\":null,\"reason\":99,"
-		"\"reason_id\":99,\"fs_flags\":2147483649}\n",
+		"\"reason_id\":99,\"fs_flags\":2147483649,\"offset\":null,\"length\":null}\n",
 		"newer reason: JSON number for reason, errno_name null");
 	fsm_journal_event(&f, &ev, RECV, false);
 	got = fields_str(&f);
@@ -3386,8 +3463,8 @@ static void test_fs_error_shutdown_monitor(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN\n"
-	       "vdb     254:16   ext4    " UUID_STR "  7      -           4           17             0         3         1\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n"
+	       "vdb     254:16   ext4    " UUID_STR "  7      -           4           17             0         3         1          0\n",
 	       "--list: five counter columns");
 	cap_free(&c);
 	cap_init(&c, true);
@@ -3486,6 +3563,7 @@ int main(void)
 	test_summary();
 	test_fs_error_shutdown_parse();
 	test_fs_error_shutdown_format();
+	test_data_lost();
 	test_fs_error_shutdown_monitor();
 
 	printf("1..%d\n", tests);

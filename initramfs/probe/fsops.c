@@ -36,6 +36,13 @@
  *                                   ("RESBLKS AVAIL"), set it to N first if
  *                                   given (XFS_IOC_SET_RESBLKS, as xfs_io's
  *                                   resblks)
+ *   fsops fallocate PATH SIZE       fallocate(2) SIZE bytes at 0 of PATH
+ *                                   (created): an unwritten extent
+ *   fsops fiemap PATH               print the device byte offset of the
+ *                                   first extent of PATH (FIEMAP)
+ *   fsops fsync PATH                fsync(2) PATH, opened read-only: the
+ *                                   error writeback met (busybox has no
+ *                                   fsync applet)
  *   fsops shutdown PATH FLAGS [N]   shut the filesystem down (the ioctl
  *                                   EXT4_IOC_SHUTDOWN and XFS_IOC_GOINGDOWN
  *                                   share, FLAGS 0 default, 1 log flush,
@@ -62,6 +69,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <linux/btrfs.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 
 static const char *sub;
@@ -75,7 +83,8 @@ static void usage(void)
 		"             snapshot SUBVOL DIR NAME | write PATH SIZE [direct] |\n"
 		"             pwrite PATH OFFSET SIZE | fragment PATH N [full] |\n"
 		"             create PATH | mmapwrite PATH SIZE | fsuid UID SUBCOMMAND... |\n"
-		"             xfsresblks PATH [N] | shutdown PATH FLAGS [N]\n");
+		"             xfsresblks PATH [N] | shutdown PATH FLAGS [N] | fsync PATH |\n"
+		"             fallocate PATH SIZE | fiemap PATH\n");
 	exit(2);
 }
 
@@ -258,6 +267,26 @@ static int do_write(const char *path, long long off, long long size,
 	return result(close(fd), "close");
 }
 
+/* The device byte offset of PATH's first extent, written or not. */
+static int do_fiemap(const char *path)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe;
+	} m = { .fm = { .fm_length = FIEMAP_MAX_OFFSET,
+			.fm_flags = FIEMAP_FLAG_SYNC, .fm_extent_count = 1 } };
+	int fd = open_or_die(path, O_RDONLY);
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm) < 0)
+		return result(-1, path);
+	if (m.fm.fm_mapped_extents != 1) {
+		fprintf(stderr, "fsops fiemap: %s has no extent\n", path);
+		return 2;
+	}
+	printf("%llu\n", (unsigned long long)m.fe.fe_physical);
+	return 0;
+}
+
 static int do_fragment(const char *path, long long n, int full)
 {
 	int fd = open_or_die(path, O_WRONLY | O_CREAT | O_DIRECT);
@@ -402,6 +431,22 @@ static int run(int argc, char **argv)
 			usage();
 		return do_xfsresblks(argv[1], argc == 3,
 				     argc == 3 ? number(argv[2]) : 0);
+	}
+	if (!strcmp(sub, "fallocate")) {
+		ARGS(2);
+		return result(fallocate(open_or_die(argv[1], O_WRONLY | O_CREAT),
+					0, 0, number(argv[2])), argv[1]);
+	}
+	if (!strcmp(sub, "fiemap")) {
+		ARGS(1);
+		return do_fiemap(argv[1]);
+	}
+	if (!strcmp(sub, "fsync")) {
+		int fd;
+
+		ARGS(1);
+		fd = open_or_die(argv[1], O_RDONLY);
+		return result(fsync(fd), argv[1]);
 	}
 	if (!strcmp(sub, "shutdown")) {
 		long long times = 1;

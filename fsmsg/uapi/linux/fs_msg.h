@@ -26,6 +26,13 @@
  *   or went read-only after an error, or was shut down on request. Sent once
  *   per mount, never held back by rate limiting; reason says why and fs-flags
  *   gives the filesystem's own flags.
+ * @FS_MSG_WARN_DATA_LOST: Writeback could not write file data that a write had
+ *   already accepted: the device failed the write (a thin pool out of space, a
+ *   failing disk). The application learns of it at fsync(), if it calls it.
+ *   One per failed writeback unit (an ext4 io_end, an XFS ioend, a btrfs
+ *   ordered extent); errno, inode, offset and length say what was lost. No
+ *   task attributes: writeback runs in a kernel thread, not in the task that
+ *   wrote the data.
  */
 enum fs_msg_warn {
 	FS_MSG_WARN_NONE,
@@ -34,6 +41,7 @@ enum fs_msg_warn {
 	FS_MSG_WARN_INODE_ENOSPC,
 	FS_MSG_WARN_FS_ERROR,
 	FS_MSG_WARN_SHUTDOWN,
+	FS_MSG_WARN_DATA_LOST,
 
 	/* private: */
 	__FS_MSG_WARN_MAX,
@@ -106,6 +114,8 @@ enum {
 	FS_MSG_A_BLOCK,
 	FS_MSG_A_REASON,
 	FS_MSG_A_FS_FLAGS,
+	FS_MSG_A_OFFSET,
+	FS_MSG_A_LENGTH,
 
 	__FS_MSG_A_MAX,
 	FS_MSG_A_MAX = (__FS_MSG_A_MAX - 1)

@@ -1,0 +1,273 @@
+# Data lost at writeback (FS_MSG type data-lost).  Each case copies a
+# filesystem onto a dm-thin volume whose pool it then fills, so that
+# writes of new data succeed into the page cache and fail at writeback:
+# the pool has no block left to give them.  The copy provisions every
+# block of the volume (journal and metadata included); fstrim then gives
+# the filesystem's free blocks back to the pool, and a second thin volume
+# takes all of them, so that only the file data a case writes needs a
+# block the pool cannot give, and its metadata and journal writes still
+# succeed.  fsmsg listens to every filesystem: a message about another one
+# fails the case.
+
+# thin_create I DISK [MODE]: slice I of DISK (lostext4) copied onto a
+# thin volume $THIN_DEV (device name $THIN_NAME) in a pool of the same
+# size, in region I of the thinpool disk; MODE error_if_no_space (default)
+# or queue.  The pool is $THIN_POOL, full.
+thin_create() {
+	local i=$1 name=$2 mode=${3:-error_if_no_space} disk scratch mib sectors
+	local base out meta data features
+	disk=$(disk "$name") || fail "no disk with serial $name"
+	scratch=$(disk thinpool) || fail "no disk with serial thinpool"
+	eval "mib=\${SLICED_${name}_MIB}"
+	sectors=$((mib * 2048))
+	base=$((i * THINPOOL_REGION_MIB * 2048))
+	THIN_PREFIX=fsmsg_thin$i
+	trap thin_remove EXIT
+	# 4 MiB of metadata, zeroed: the pool formats it.
+	out=$(dmctl create "${THIN_PREFIX}m" "0 8192 linear $scratch $base") ||
+		fail "dmctl create metadata: $out"
+	meta=${out#* }
+	dd if=/dev/zero of="$meta" bs=4096 count=1 2>/dev/null ||
+		fail "zeroing the pool's metadata"
+	out=$(dmctl create "${THIN_PREFIX}d" \
+		"0 $sectors linear $scratch $((base + 8192))") ||
+		fail "dmctl create data: $out"
+	data=${out#* }
+	# 64 KiB blocks; low water mark 0.
+	features="1 skip_block_zeroing"
+	[ "$mode" = error_if_no_space ] &&
+		features="2 skip_block_zeroing error_if_no_space"
+	out=$(dmctl create "${THIN_PREFIX}p" \
+		"0 $sectors thin-pool $meta $data 128 0 $features") ||
+		fail "dmctl create thin-pool: $out"
+	THIN_POOL=${out#* }
+	dmctl message "${THIN_PREFIX}p" 0 create_thin 0 > /dev/null ||
+		fail "create_thin 0"
+	out=$(dmctl create "${THIN_PREFIX}t" "0 $sectors thin $THIN_POOL 0") ||
+		fail "dmctl create thin: $out"
+	THIN_DEV=${out#* }
+	THIN_NAME=${THIN_DEV##*/}
+	dd if="$disk" of="$THIN_DEV" bs=1M skip=$((i * mib)) count="$mib" \
+		2>/dev/null || fail "copying $name slice $i onto the thin volume"
+	expect_eq "$(thin_free)" 0 "free pool blocks after the copy"
+}
+
+# thin_free: the pool's free data blocks, from its status line
+# "START LENGTH thin-pool TID USED/TOTAL(meta) USED/TOTAL(data) ..."
+thin_free() {
+	dmctl status "${THIN_PREFIX}p" |
+		awk '{ split($6, d, "/"); print d[2] - d[1] }'
+}
+
+# thin_mount TYPE OPTIONS: mount $THIN_DEV at $THIN_MNT, give its free
+# blocks back to the pool with fstrim, write and fsync one file with room
+# (the negative control: it must report nothing), then take every free
+# pool block with a second thin volume
+thin_mount() {
+	local free out
+	THIN_MNT=/mnt/case-thin-$THIN_PREFIX
+	mkdir -p "$THIN_MNT"
+	mount -t "$1" -o "$2" "$THIN_DEV" "$THIN_MNT" ||
+		fail "mount $THIN_DEV -o $2"
+	fstrim "$THIN_MNT" || fail "fstrim $THIN_MNT"
+	free=$(thin_free)
+	[ "$free" -gt 8 ] || fail "fstrim gave back $free pool blocks"
+	echo room > "$THIN_MNT/room" && fsops fsync "$THIN_MNT/room" ||
+		fail "a write with room in the pool failed"
+	free=$(thin_free)
+	dmctl message "${THIN_PREFIX}p" 0 create_thin 1 > /dev/null ||
+		fail "create_thin 1"
+	out=$(dmctl create "${THIN_PREFIX}f" \
+		"0 $((free * 128)) thin $THIN_POOL 1") ||
+		fail "dmctl create the filler volume: $out"
+	dd if=/dev/zero of="${out#* }" bs=64k count="$free" 2>/dev/null ||
+		fail "filling the pool"
+	expect_eq "$(thin_free)" 0 "free pool blocks after the filler"
+	note "pool full: the filler took $free blocks of 64 KiB"
+}
+
+thin_remove() {
+	local t
+	killall -q -KILL fsmsg 2>/dev/null
+	[ -n "${THIN_OLD_TIMEOUT:-}" ] &&
+		echo "$THIN_OLD_TIMEOUT" > "$THIN_TIMEOUT_PARAM"
+	[ -n "${THIN_MNT:-}" ] && umount "$THIN_MNT" 2>/dev/null
+	for t in f t p d m; do
+		dmctl remove "$THIN_PREFIX$t" > /dev/null 2>&1
+	done
+}
+
+# lost_lines: the data-lost messages fsmsg printed
+lost_lines() {
+	grep -c '"warning":"data-lost"' "$FSMSG_OUT"
+}
+
+# lost_count: the kernel's data-lost count for the thin volume, from the
+# dump
+lost_count() {
+	ERR_DEV=$THIN_DEV err_count data-lost
+}
+
+# lost_write N: write N new one-block files lost0.. and fsync each, which
+# must fail with ENOSPC; their inode numbers in $LOST_INODES
+lost_write() {
+	local i=0 out
+	LOST_INODES=
+	while [ "$i" -lt "$1" ]; do
+		echo "lost $i" > "$THIN_MNT/lost$i" ||
+			fail "the buffered write of lost$i failed"
+		LOST_INODES="$LOST_INODES $(stat -c %i "$THIN_MNT/lost$i")"
+		out=$(fsops fsync "$THIN_MNT/lost$i" 2>&1) &&
+			fail "fsync of lost$i succeeded with the pool full"
+		[ "$out" = ENOSPC ] ||
+			fail "fsync of lost$i: '$out', expected ENOSPC"
+		i=$((i + 1))
+	done
+}
+
+# lost_check N ERRNO: fsmsg printed N data-lost messages, each for our
+# device with ERRNO, the inode of one of lost0.. in order, offset 0 and
+# one block; the dump counts N
+lost_check() {
+	local n=0 line ino
+	fsmsg_wait_lines "$1"
+	expect_eq "$(lost_lines)" "$1" "data-lost messages"
+	for ino in $LOST_INODES; do
+		n=$((n + 1))
+		line=$(grep '"warning":"data-lost"' "$FSMSG_OUT" | sed -n "${n}p")
+		expect_eq "$(json_str device "$line")" "$THIN_NAME" "device of message $n"
+		expect_eq "$(json_str fstype "$line")" ext4 "fstype of message $n"
+		expect_eq "$(json_num errno "$line")" "$2" "errno of message $n"
+		expect_eq "$(json_num inode "$line")" "$ino" "inode of message $n"
+		expect_eq "$(json_num offset "$line")" 0 "offset of message $n"
+		expect_eq "$(json_num length "$line")" 4096 "length of message $n"
+		expect_eq "$(json_str severity "$line")" error "severity of message $n"
+		case $line in
+		*'"uid":null,"pid":null,"comm":null,'*) ;;
+		*) fail "data-lost with task attributes: $line" ;;
+		esac
+	done
+	expect_eq "$(lost_count)" "$1" "data-lost count in the dump"
+	ERR_DEV=$THIN_DEV err_only_ours
+}
+
+case_ext4_thin_full() {
+	local out
+	thin_create 0 lostext4
+	thin_mount ext4 errors=remount-ro
+	ratelimit 0
+	fsmsg_start --json
+	lost_write 3
+	lost_check 3 28
+	# Negative controls: the failed data reads back from the page cache, a
+	# second fsync finds nothing left to write, an overwrite in place of
+	# a block the pool has (no O_TRUNC: ext4 would allocate anew), and its
+	# fsync, succeed: none reports anything.
+	cat "$THIN_MNT/lost0" > /dev/null || fail "reading lost0 back"
+	fsops fsync "$THIN_MNT/lost0" || fail "the second fsync of lost0 failed"
+	fsops pwrite "$THIN_MNT/room" 0 5 && fsops fsync "$THIN_MNT/room" ||
+		fail "an overwrite in place of provisioned blocks failed"
+	usleep 500000
+	expect_eq "$(lines "$FSMSG_OUT")" 3 "messages after the controls"
+	expect_eq "$(lost_count)" 3 "data-lost count after the controls"
+	expect_eq "$(ERR_DEV=$THIN_DEV err_count fs-error)" 0 "fs-error count"
+	expect_eq "$(ERR_DEV=$THIN_DEV err_count shutdown)" 0 "shutdown count"
+}
+case_add case_ext4_thin_full "ext4 on a full thin pool (error_if_no_space): fsync ENOSPC, one data-lost per file"
+
+THIN_TIMEOUT_PARAM=/sys/module/dm_thin_pool/parameters/no_space_timeout
+
+case_ext4_thin_timeout() {
+	local t0 t1
+	# Writes needing a block queue until the pool's timeout, 2 s: the pool
+	# reads it when it runs out of space, in lost_write.
+	THIN_OLD_TIMEOUT=$(cat "$THIN_TIMEOUT_PARAM") ||
+		fail "no $THIN_TIMEOUT_PARAM"
+	thin_create 1 lostext4 queue
+	thin_mount ext4 errors=remount-ro
+	echo 2 > "$THIN_TIMEOUT_PARAM" || fail "setting no_space_timeout"
+	fsmsg_start --json
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	lost_write 1
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "$THIN_OLD_TIMEOUT" > "$THIN_TIMEOUT_PARAM"
+	THIN_OLD_TIMEOUT=
+	# The fsync waited for the timeout, not failed at once.
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 1.5) }' ||
+		fail "fsync failed after $t0..$t1 s, before the 2 s timeout"
+	lost_check 1 28
+	expect_eq "$(ERR_DEV=$THIN_DEV err_count fs-error)" 0 "fs-error count"
+}
+case_add case_ext4_thin_timeout "ext4 on a full thin pool (queue, no_space_timeout 2 s): data-lost ENOSPC after the timeout"
+
+# eio_table SECTORS BASE BAD...: a linear table of slice SECTORS long at
+# BASE of the disk, with an error target over 4 KiB at each BAD byte
+# offset (ascending)
+eio_table() {
+	local len=$1 base=$2 at=0 bad
+	shift 2
+	for bad in "$@"; do
+		bad=$((bad / 512))
+		[ "$bad" -gt "$at" ] &&
+			echo "$at $((bad - at)) linear $EIO_DISK $((base + at))"
+		echo "$bad 8 error"
+		at=$((bad + 8))
+	done
+	echo "$at $((len - at)) linear $EIO_DISK $((base + at))"
+}
+
+case_ext4_eio() {
+	local mib sectors base out p_lost p_read table
+	EIO_DISK=$(disk lostext4) || fail "no disk with serial lostext4"
+	mib=$SLICED_lostext4_MIB
+	sectors=$((mib * 2048))
+	base=$((2 * sectors))
+	THIN_PREFIX=fsmsg_eio
+	trap 'killall -q -KILL fsmsg; umount "$THIN_MNT"; dmctl remove fsmsg_eio' EXIT
+	out=$(dmctl create fsmsg_eio "0 $sectors linear $EIO_DISK $base") ||
+		fail "dmctl create: $out"
+	THIN_DEV=${out#* }
+	THIN_NAME=${THIN_DEV##*/}
+	THIN_MNT=/mnt/case-eio
+	mkdir -p "$THIN_MNT"
+	mount -t ext4 -o errors=remount-ro "$THIN_DEV" "$THIN_MNT" ||
+		fail "mount $THIN_DEV"
+	# lost0: an unwritten extent, whose blocks the device will fail to
+	# write; readerr: data on disk, which the device will fail to read.
+	fsops fallocate "$THIN_MNT/lost0" 4096 ||
+		fail "fallocate lost0"
+	echo data > "$THIN_MNT/readerr" || fail "writing readerr"
+	fsops fsync "$THIN_MNT/readerr" && fsops fsync "$THIN_MNT/lost0" ||
+		fail "fsync with a healthy device"
+	p_lost=$(fsops fiemap "$THIN_MNT/lost0") || fail "fiemap lost0"
+	p_read=$(fsops fiemap "$THIN_MNT/readerr") || fail "fiemap readerr"
+	LOST_INODES=$(stat -c %i "$THIN_MNT/lost0")
+	echo 3 > /proc/sys/vm/drop_caches
+	if [ "$p_lost" -lt "$p_read" ]; then
+		table=$(eio_table "$sectors" "$base" "$p_lost" "$p_read")
+	else
+		table=$(eio_table "$sectors" "$base" "$p_read" "$p_lost")
+	fi
+	# shellcheck disable=SC2086 # one argument per table line
+	(IFS='
+'; dmctl load fsmsg_eio $table) > /dev/null || fail "dmctl load: $table"
+	dmctl suspend fsmsg_eio > /dev/null && dmctl resume fsmsg_eio > /dev/null ||
+		fail "dmctl suspend/resume"
+	ratelimit 0
+	fsmsg_start --json
+	# Negative control: a read error is no data lost.
+	cat "$THIN_MNT/readerr" > /dev/null 2>&1 &&
+		fail "reading readerr over the error target succeeded"
+	fsops pwrite "$THIN_MNT/lost0" 0 4096 ||
+		fail "the buffered write of lost0 failed"
+	out=$(fsops fsync "$THIN_MNT/lost0" 2>&1) &&
+		fail "fsync of lost0 succeeded over the error target"
+	case $out in
+	*"Input/output error"*) ;;
+	*) fail "fsync of lost0: '$out', expected EIO" ;;
+	esac
+	lost_check 1 5
+	expect_eq "$(ERR_DEV=$THIN_DEV err_count fs-error)" 0 "fs-error count"
+	expect_eq "$(ERR_DEV=$THIN_DEV err_count shutdown)" 0 "shutdown count"
+}
+case_add case_ext4_eio "ext4 over a failing disk (error target under an unwritten extent): fsync EIO, one data-lost EIO; a read error reports nothing"
