@@ -57,7 +57,7 @@ xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 # lostext4: the data-lost cases of 85-writeback.sh, which copy a slice
 # onto a dm-thin volume whose pool lives on the thinpool disk below; its
 # 64 KiB clusters are the pool's blocks, so that every new file needs a
-# pool block of its own.
+# pool block of its own.  lostxfs: the same for XFS.
 # name type slices size-MiB mkfs-options
 SLICED="
 dumpset   ext4  12  4    -N 64
@@ -65,6 +65,7 @@ errset    ext4  3   8    -N 64
 xfserr    xfs   2   64   -d agcount=1
 btrfserr  btrfs 2   128  -m single
 lostext4  ext4  3   16   -N 64 -b 4096 -O bigalloc -C 65536
+lostxfs   xfs   2   64   -d agcount=1
 "
 
 # mkfs_img TYPE LABEL IMAGE MKFS-OPTIONS, in a subshell: sh has no local

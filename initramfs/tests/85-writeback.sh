@@ -9,19 +9,20 @@
 # succeed.  fsmsg listens to every filesystem: a message about another one
 # fails the case.
 
-# thin_create I DISK [MODE]: slice I of DISK (lostext4) copied onto a
-# thin volume $THIN_DEV (device name $THIN_NAME) in a pool of the same
-# size, in region I of the thinpool disk; MODE error_if_no_space (default)
-# or queue.  The pool is $THIN_POOL, full.
+# thin_create I DISK [MODE [REGION]]: slice I of DISK (lostext4, lostxfs)
+# copied onto a thin volume $THIN_DEV (device name $THIN_NAME) in a pool of
+# the same size, in region REGION (I) of the thinpool disk; MODE
+# error_if_no_space (default) or queue.  The pool is $THIN_POOL, full.
 thin_create() {
-	local i=$1 name=$2 mode=${3:-error_if_no_space} disk scratch mib sectors
+	local i=$1 name=$2 mode=${3:-error_if_no_space} region=${4:-$1}
+	local disk scratch mib sectors
 	local base out meta data features
 	disk=$(disk "$name") || fail "no disk with serial $name"
 	scratch=$(disk thinpool) || fail "no disk with serial thinpool"
 	eval "mib=\${SLICED_${name}_MIB}"
 	sectors=$((mib * 2048))
-	base=$((i * THINPOOL_REGION_MIB * 2048))
-	THIN_PREFIX=fsmsg_thin$i
+	base=$((region * THINPOOL_REGION_MIB * 2048))
+	THIN_PREFIX=fsmsg_thin$region
 	trap thin_remove EXIT
 	# 4 MiB of metadata, zeroed: the pool formats it.
 	out=$(dmctl create "${THIN_PREFIX}m" "0 8192 linear $scratch $base") ||
@@ -70,8 +71,9 @@ thin_mount() {
 	mount -t "$1" -o "$2" "$THIN_DEV" "$THIN_MNT" ||
 		fail "mount $THIN_DEV -o $2"
 	fstrim "$THIN_MNT" || fail "fstrim $THIN_MNT"
-	free=$(thin_free)
-	[ "$free" -gt 8 ] || fail "fstrim gave back $free pool blocks"
+	# XFS's discards may still be in flight when fstrim returns.
+	wait_for 5 thin_room ||
+		fail "fstrim gave back $(thin_free) pool blocks"
 	echo room > "$THIN_MNT/room" && fsops fsync "$THIN_MNT/room" ||
 		fail "a write with room in the pool failed"
 	free=$(thin_free)
@@ -84,6 +86,16 @@ thin_mount() {
 		fail "filling the pool"
 	expect_eq "$(thin_free)" 0 "free pool blocks after the filler"
 	note "pool full: the filler took $free blocks of 64 KiB"
+}
+
+# thin_room: fstrim gave the pool more than 8 blocks back, and no more
+# come back within 200 ms
+thin_room() {
+	local a b
+	a=$(thin_free)
+	usleep 200000
+	b=$(thin_free)
+	[ "$a" = "$b" ] && [ "$b" -gt 8 ]
 }
 
 thin_remove() {
@@ -108,14 +120,18 @@ lost_count() {
 	ERR_DEV=$THIN_DEV err_count data-lost
 }
 
-# lost_write N: write N new one-block files lost0.. and fsync each, which
-# must fail with ENOSPC; their inode numbers in $LOST_INODES
+# lost_write N: write N new files lost0.. ($LOST_SIZE bytes each, or a
+# line) and fsync each, which must fail with ENOSPC; their inode numbers
+# in $LOST_INODES
 lost_write() {
 	local i=0 out
 	LOST_INODES=
 	while [ "$i" -lt "$1" ]; do
-		echo "lost $i" > "$THIN_MNT/lost$i" ||
-			fail "the buffered write of lost$i failed"
+		if [ -n "${LOST_SIZE:-}" ]; then
+			fsops write "$THIN_MNT/lost$i" "$LOST_SIZE"
+		else
+			echo "lost $i" > "$THIN_MNT/lost$i"
+		fi || fail "the buffered write of lost$i failed"
 		LOST_INODES="$LOST_INODES $(stat -c %i "$THIN_MNT/lost$i")"
 		out=$(fsops fsync "$THIN_MNT/lost$i" 2>&1) &&
 			fail "fsync of lost$i succeeded with the pool full"
@@ -126,8 +142,9 @@ lost_write() {
 }
 
 # lost_check N ERRNO: fsmsg printed N data-lost messages, each for our
-# device with ERRNO, the inode of one of lost0.. in order, offset 0 and
-# one block; the dump counts N
+# device and $LOST_FSTYPE (ext4) with ERRNO, the inode of one of lost0..
+# in order, offset 0 and length $LOST_LENGTH (one block, 4096); the dump
+# counts N
 lost_check() {
 	local n=0 line ino
 	fsmsg_wait_lines "$1"
@@ -136,11 +153,13 @@ lost_check() {
 		n=$((n + 1))
 		line=$(grep '"warning":"data-lost"' "$FSMSG_OUT" | sed -n "${n}p")
 		expect_eq "$(json_str device "$line")" "$THIN_NAME" "device of message $n"
-		expect_eq "$(json_str fstype "$line")" ext4 "fstype of message $n"
+		expect_eq "$(json_str fstype "$line")" "${LOST_FSTYPE:-ext4}" \
+			"fstype of message $n"
 		expect_eq "$(json_num errno "$line")" "$2" "errno of message $n"
 		expect_eq "$(json_num inode "$line")" "$ino" "inode of message $n"
 		expect_eq "$(json_num offset "$line")" 0 "offset of message $n"
-		expect_eq "$(json_num length "$line")" 4096 "length of message $n"
+		expect_eq "$(json_num length "$line")" "${LOST_LENGTH:-4096}" \
+			"length of message $n"
 		expect_eq "$(json_str severity "$line")" error "severity of message $n"
 		case $line in
 		*'"uid":null,"pid":null,"comm":null,'*) ;;
@@ -151,10 +170,11 @@ lost_check() {
 	ERR_DEV=$THIN_DEV err_only_ours
 }
 
-case_ext4_thin_full() {
-	local out
-	thin_create 0 lostext4
-	thin_mount ext4 errors=remount-ro
+# thin_full TYPE IMAGE MOUNT-OPTIONS REGION: three files lost on a full
+# pool in REGION of the thinpool disk, then the negative controls
+thin_full() {
+	thin_create 0 "$2" error_if_no_space "$4"
+	thin_mount "$1" "$3"
 	ratelimit 0
 	fsmsg_start --json
 	lost_write 3
@@ -172,6 +192,10 @@ case_ext4_thin_full() {
 	expect_eq "$(lost_count)" 3 "data-lost count after the controls"
 	expect_eq "$(ERR_DEV=$THIN_DEV err_count fs-error)" 0 "fs-error count"
 	expect_eq "$(ERR_DEV=$THIN_DEV err_count shutdown)" 0 "shutdown count"
+}
+
+case_ext4_thin_full() {
+	thin_full ext4 lostext4 errors=remount-ro 0
 }
 case_add case_ext4_thin_full "ext4 on a full thin pool (error_if_no_space): fsync ENOSPC, one data-lost per file"
 
@@ -198,6 +222,15 @@ case_ext4_thin_timeout() {
 	lost_check 1 28
 	expect_eq "$(ERR_DEV=$THIN_DEV err_count fs-error)" 0 "fs-error count"
 }
+# XFS: 128 KiB files, so that each needs at least one pool block that
+# fstrim gave back (a new 4 KiB file could land in a block the pool still
+# has for the metadata beside it); one ioend, so one message, per file.
+case_xfs_thin_full() {
+	LOST_FSTYPE=xfs LOST_SIZE=131072 LOST_LENGTH=131072
+	thin_full xfs lostxfs defaults 2
+}
+case_add case_xfs_thin_full "xfs on a full thin pool (error_if_no_space): fsync ENOSPC, one data-lost per file"
+
 case_add case_ext4_thin_timeout "ext4 on a full thin pool (queue, no_space_timeout 2 s): data-lost ENOSPC after the timeout"
 
 # eio_table SECTORS BASE BAD...: a linear table of slice SECTORS long at
@@ -216,12 +249,17 @@ eio_table() {
 	echo "$at $((len - at)) linear $EIO_DISK $((base + at))"
 }
 
-case_ext4_eio() {
+# eio_run TYPE IMAGE SLICE HOW: TYPE on slice SLICE of IMAGE over a dm
+# device that fails 4 KiB under lost0 and under readerr; HOW unwritten
+# (lost0 fallocated: the ioend converts an unwritten extent) or overwrite
+# (lost0 written and synced first: an overwrite inside EOF, which XFS
+# completes in bio context)
+eio_run() {
 	local mib sectors base out p_lost p_read table
-	EIO_DISK=$(disk lostext4) || fail "no disk with serial lostext4"
-	mib=$SLICED_lostext4_MIB
+	EIO_DISK=$(disk "$2") || fail "no disk with serial $2"
+	eval "mib=\${SLICED_${2}_MIB}"
 	sectors=$((mib * 2048))
-	base=$((2 * sectors))
+	base=$(($3 * sectors))
 	THIN_PREFIX=fsmsg_eio
 	trap 'killall -q -KILL fsmsg; umount "$THIN_MNT"; dmctl remove fsmsg_eio' EXIT
 	out=$(dmctl create fsmsg_eio "0 $sectors linear $EIO_DISK $base") ||
@@ -230,12 +268,14 @@ case_ext4_eio() {
 	THIN_NAME=${THIN_DEV##*/}
 	THIN_MNT=/mnt/case-eio
 	mkdir -p "$THIN_MNT"
-	mount -t ext4 -o errors=remount-ro "$THIN_DEV" "$THIN_MNT" ||
-		fail "mount $THIN_DEV"
+	mount -t "$1" "$THIN_DEV" "$THIN_MNT" || fail "mount $THIN_DEV"
 	# lost0: an unwritten extent, whose blocks the device will fail to
 	# write; readerr: data on disk, which the device will fail to read.
-	fsops fallocate "$THIN_MNT/lost0" 4096 ||
-		fail "fallocate lost0"
+	if [ "$4" = unwritten ]; then
+		fsops fallocate "$THIN_MNT/lost0" 4096
+	else
+		fsops write "$THIN_MNT/lost0" 4096
+	fi || fail "preparing lost0"
 	echo data > "$THIN_MNT/readerr" || fail "writing readerr"
 	fsops fsync "$THIN_MNT/readerr" && fsops fsync "$THIN_MNT/lost0" ||
 		fail "fsync with a healthy device"
@@ -270,4 +310,14 @@ case_ext4_eio() {
 	expect_eq "$(ERR_DEV=$THIN_DEV err_count fs-error)" 0 "fs-error count"
 	expect_eq "$(ERR_DEV=$THIN_DEV err_count shutdown)" 0 "shutdown count"
 }
+
+case_ext4_eio() {
+	eio_run ext4 lostext4 2 unwritten
+}
 case_add case_ext4_eio "ext4 over a failing disk (error target under an unwritten extent): fsync EIO, one data-lost EIO; a read error reports nothing"
+
+case_xfs_eio() {
+	LOST_FSTYPE=xfs
+	eio_run xfs lostxfs 1 overwrite
+}
+case_add case_xfs_eio "xfs over a failing disk (error target under an overwrite inside EOF, completed in bio context): fsync EIO, one data-lost EIO; a read error reports nothing"
