@@ -29,6 +29,7 @@ struct config {
 	uint64_t flood_ops;		/* per thread; 0: no bound */
 	double flood_seconds;		/* 0: no bound */
 	bool no_fill, keep, json, quiet;
+	bool fsync;			/* fsync() after each buffered write */
 };
 
 struct counts {

@@ -120,6 +120,9 @@ static void step_write(struct run *r, struct fill_state *s)
 			note("%s/%s: %s wrote nothing and reported no error", r->wpath, s->name, what);
 			r->failed = true;
 		}
+	} else if (r->cfg->fsync && fsync(s->fd)) {
+		/* The block is in the page cache but not on disk: not written. */
+		record(r, s, errno, 0, false, "fsync");
 	} else {
 		record(r, s, 0, (uint64_t)n, false, what);
 		advance(r, s);

@@ -68,6 +68,9 @@ static const char help_text[] =
 "      --file-size BYTES       start a new data file at this size (default 64M)\n"
 "      --max-ops N             stop after N operations\n"
 "      --max-bytes BYTES       stop once BYTES are written (in whole blocks)\n"
+"      --fsync                 fsync() the file after each write (buffered mode):\n"
+"                              the cost of writeback; a failed fsync() counts\n"
+"                              as the write's error\n"
 "      --after-full N          issue N more operations after the first ENOSPC\n"
 "                              (default 0: stop at the first ENOSPC)\n"
 "      --name-len N            pad entry names to N bytes, 1-255 (long names\n"
@@ -190,7 +193,7 @@ static enum flood_op parse_flood_op(const char *s)
 enum {
 	OPT_FILE_SIZE = 256, OPT_MAX_OPS, OPT_MAX_BYTES, OPT_AFTER_FULL, OPT_SYMLINK_LEN,
 	OPT_NAME_LEN,
-	OPT_WORKDIR, OPT_FLOOD_OP, OPT_OPS, OPT_SECONDS, OPT_NO_FILL,
+	OPT_WORKDIR, OPT_FLOOD_OP, OPT_OPS, OPT_SECONDS, OPT_NO_FILL, OPT_FSYNC,
 };
 
 /* Options given, to reject those that do nothing in the chosen mode. */
@@ -198,7 +201,7 @@ enum {
 	G_MODE = 1 << 0, G_BLOCK = 1 << 1, G_FILE_SIZE = 1 << 2, G_MAX_OPS = 1 << 3,
 	G_MAX_BYTES = 1 << 4, G_AFTER_FULL = 1 << 5, G_SYMLINK_LEN = 1 << 6,
 	G_FLOOD = 1 << 7,	/* any of the flood options */
-	G_NAME_LEN = 1 << 8,
+	G_NAME_LEN = 1 << 8, G_FSYNC = 1 << 9,
 };
 
 #define DATA_MODES "when writing data (not files, dirs, symlinks, flood create or mkdir)"
@@ -231,6 +234,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		{ "ops", required_argument, NULL, OPT_OPS },
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "no-fill", no_argument, NULL, OPT_NO_FILL },
+		{ "fsync", no_argument, NULL, OPT_FSYNC },
 		{ 0 }
 	};
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -318,6 +322,10 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 			cfg->no_fill = true;
 			given |= G_FLOOD;
 			break;
+		case OPT_FSYNC:
+			cfg->fsync = true;
+			given |= G_FSYNC;
+			break;
 		case ':':
 			usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -359,6 +367,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	only_if(given, G_FILE_SIZE, data, "--file-size", DATA_MODES);
 	only_if(given, G_MAX_BYTES, data || fill_mode == M_SYMLINKS, "--max-bytes",
 		"when writing data or symlinks (use --max-ops)");
+	only_if(given, G_FSYNC, cfg->mode == M_BUFFERED, "--fsync", "in buffered mode");
 	only_if(given, G_AFTER_FULL, !flood, "--after-full", "outside flood mode");
 	only_if(given, G_SYMLINK_LEN, cfg->mode == M_SYMLINKS, "--symlink-target-len",
 		"in symlinks mode");

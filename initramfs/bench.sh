@@ -20,6 +20,10 @@ FLOOD_THREADS=${FLOOD_THREADS:-4}
 FLOOD_SECONDS=${FLOOD_SECONDS:-10}
 FILTERED_LISTENERS=${FILTERED_LISTENERS:-63}
 FILTERED_WRITES=${FILTERED_WRITES:-20000}
+FSYNC_BYTES=${FSYNC_BYTES:-2M}
+# fsmsg.bench=normal on the kernel command line (BENCH_PART=normal make
+# bench): only the normal path, section 1.
+BENCH_PART=$(sed -n 's/.*fsmsg\.bench=\([a-z]*\).*/\1/p' /proc/cmdline)
 
 fail() {
 	echo "BENCH-ERROR $*"
@@ -118,8 +122,12 @@ for fs in ext4 xfs btrfs; do
 
 	# 1. The normal path: free space, nothing fails.
 	rate write "$fs" --mode buffered --max-bytes "$WRITE_BYTES"
+	# Each write fsync()ed: writeback and its completion, where the
+	# data-lost hooks sit.
+	rate write-fsync "$fs" --mode buffered --fsync --max-bytes "$FSYNC_BYTES"
 	rate create "$fs" --mode files --max-ops "$CREATES"
 	rate mkdir "$fs" --mode dirs --max-ops "$MKDIRS"
+	[ "$BENCH_PART" = normal ] && continue
 
 	# 2. The ENOSPC path: a fixed number of failing writes on a full
 	# filesystem, without and with fsmsg listening (default rate limit).

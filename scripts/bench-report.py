@@ -21,6 +21,7 @@ FSES = ["ext4", "xfs", "btrfs"]
 # one has a family for fsmsg to listen to.
 COMPARED = [
     ("write", "write", 0.98, "normal path: 4 KiB buffered writes"),
+    ("write-fsync", "write-fsync", 0.98, "normal path: 4 KiB writes, each fsync()ed"),
     ("create", "create", 0.98, "normal path: file creates"),
     ("mkdir", "mkdir", 0.98, "normal path: mkdirs"),
     ("enospc-write", "enospc-write", 0.98, "ENOSPC path: failing writes, no listener"),

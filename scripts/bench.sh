@@ -6,7 +6,9 @@
 #
 # usage: bench.sh BASELINE_BZIMAGE PATCHED_BZIMAGE GEN_INIT_CPIO OUTDIR FSMSG \
 #                 ALLOC_TEST PROBE PROMCHECK
-#   environment: BENCH_REPS (default 5), QEMU_TIMEOUT (per boot)
+#   environment: BENCH_REPS (default 5), QEMU_TIMEOUT (per boot),
+#   BENCH_PART=normal (only the normal-path workloads: writes, writes each
+#   fsync()ed, creates, mkdirs)
 set -euo pipefail
 
 base=$1 patched=$2 gen=$3 out=$4 fsmsg=$5 alloc_test=$6 probe=$7 promcheck=$8
@@ -21,6 +23,7 @@ raw=$out/raw.txt
 # it executes, not with the host's load, so repeated runs agree far better
 # than with plain TCG (see bench/README.md).  One vCPU: icount needs it.
 export ICOUNT=1 QEMU_SMP=1 QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400}
+export APPEND="${APPEND:-}${BENCH_PART:+ fsmsg.bench=$BENCH_PART}"
 
 for r in $(seq "$reps"); do
 	for k in baseline-a baseline-b patched; do

@@ -248,6 +248,7 @@ usage "MODE twice" "MODE given twice" -m files "$none" 3
 usage "COUNT and --max-ops" "COUNT and --max-ops both given" --max-ops 3 "$none" 3 5
 usage "flood option outside flood" "--no-fill: only valid in flood mode" -m files -t 2 "$none"
 usage "--block-size in files mode" "--block-size: only valid when writing data" -m files -b 4K "$none"
+usage "--fsync outside buffered mode" "--fsync: only valid in buffered mode" -m direct --fsync "$none"
 usage "--max-bytes in dirs mode" "--max-bytes: only valid when writing data or symlinks" -m dirs --max-bytes 1M "$none"
 usage "--after-full in flood mode" "--after-full: only valid outside flood" -m flood --ops 1 --after-full 1 "$none"
 usage "--symlink-target-len in files mode" "only valid in symlinks mode" -m files --symlink-target-len 9 "$none"
@@ -319,6 +320,8 @@ case $err in
 esac
 t "2011 form: DIR 1 10 (buffered)" 1 "mode=buffered ops=10 ok=10 bytes=40960 result=bound" @D 1 10
 t "2011 form: DIR 4 7 (dirs)" 1 "mode=dirs ops=7 ok=7 result=bound" @D 4 7
+t "buffered --fsync: each write synced, counted as written" 1 \
+	"mode=buffered ops=10 ok=10 bytes=40960 result=bound" --fsync @D 1 10
 
 t "buffered --max-bytes 1M" 1 \
 	"mode=buffered ops=256 ok=256 enospc=0 short=0 other=0 errors=- bytes=1048576 result=bound" \
