@@ -57,7 +57,8 @@ xfsq      xfs    64M  -i maxpct=100 -d agcount=1
 # lostext4: the data-lost cases of 85-writeback.sh, which copy a slice
 # onto a dm-thin volume whose pool lives on the thinpool disk below; its
 # 64 KiB clusters are the pool's blocks, so that every new file needs a
-# pool block of its own.  lostxfs: the same for XFS.
+# pool block of its own.  lostxfs: the same for XFS; lostbtrfs for btrfs
+# (slice 0 on a thin pool, slice 1 over a failing disk).
 # name type slices size-MiB mkfs-options
 SLICED="
 dumpset   ext4  12  4    -N 64
@@ -66,6 +67,7 @@ xfserr    xfs   2   64   -d agcount=1
 btrfserr  btrfs 2   128  -m single
 lostext4  ext4  3   16   -N 64 -b 4096 -O bigalloc -C 65536
 lostxfs   xfs   2   64   -d agcount=1
+lostbtrfs btrfs 2   48   -m single
 "
 
 # mkfs_img TYPE LABEL IMAGE MKFS-OPTIONS, in a subshell: sh has no local
@@ -126,6 +128,20 @@ mk_sliced() {
 			echo "make-images: $name slice $i: blkid says '$found', not '$type'" >&2
 			exit 1
 		fi
+		# btrfs: the first data chunk's offset and length, which the
+		# data-lost cases need; FIEMAP gives logical addresses, which
+		# they take for device offsets: true of that chunk on a
+		# single-profile filesystem, checked here.
+		if [ "$type" = btrfs ]; then
+			chunk=$(btrfs inspect-internal dump-tree -t chunk "$slice" |
+				awk '/CHUNK_ITEM/ { l = $6 + 0; d = 0 }
+				     /type DATA/ { d = 1; n = $2 }
+				     d && $1 == "stripe" { if ($6 == l) print l, n; exit }')
+			if [ -z "$chunk" ]; then
+				echo "make-images: $name slice $i: its first data chunk is not mapped one to one" >&2
+				exit 1
+			fi
+		fi
 		dd if="$slice" of="$img" bs=1M seek="$((i * size))" conv=notrunc,sparse \
 			status=none
 		i=$((i + 1))
@@ -134,6 +150,8 @@ mk_sliced() {
 	echo "SLICED_${name}_FSTYPE=$type" >> "$out/images.env"
 	echo "SLICED_${name}_COUNT=$slices" >> "$out/images.env"
 	echo "SLICED_${name}_MIB=$size" >> "$out/images.env"
+	[ "$type" != btrfs ] ||
+		echo "SLICED_${name}_DATA_CHUNK=\"$chunk\"" >> "$out/images.env"
 	echo "$name $img" >> "$out/drives"
 }
 

@@ -9,9 +9,9 @@
 # succeed.  fsmsg listens to every filesystem: a message about another one
 # fails the case.
 
-# thin_create I DISK [MODE [REGION]]: slice I of DISK (lostext4, lostxfs)
-# copied onto a thin volume $THIN_DEV (device name $THIN_NAME) in a pool of
-# the same size, in region REGION (I) of the thinpool disk; MODE
+# thin_create I DISK [MODE [REGION]]: slice I of DISK (lostext4, lostxfs,
+# lostbtrfs) copied onto a thin volume $THIN_DEV (device name $THIN_NAME)
+# in a pool of the same size, in region REGION (I) of the thinpool disk; MODE
 # error_if_no_space (default) or queue.  The pool is $THIN_POOL, full.
 thin_create() {
 	local i=$1 name=$2 mode=${3:-error_if_no_space} region=${4:-$1}
@@ -74,6 +74,7 @@ thin_mount() {
 	# XFS's discards may still be in flight when fstrim returns.
 	wait_for 5 thin_room ||
 		fail "fstrim gave back $(thin_free) pool blocks"
+	[ -z "${THIN_AFTER_TRIM:-}" ] || "$THIN_AFTER_TRIM" "$1" "$2"
 	echo room > "$THIN_MNT/room" && fsops fsync "$THIN_MNT/room" ||
 		fail "a write with room in the pool failed"
 	free=$(thin_free)
@@ -86,6 +87,27 @@ thin_mount() {
 		fail "filling the pool"
 	expect_eq "$(thin_free)" 0 "free pool blocks after the filler"
 	note "pool full: the filler took $free blocks of 64 KiB"
+}
+
+# btrfs_data_only: fstrim gave back free space in btrfs's metadata chunk
+# too, where btrfs COWs its tree blocks: unmount, write everything but the
+# first data chunk back in place, so that the pool holds it again and only
+# file data needs a block the pool cannot give, and mount again
+# (THIN_AFTER_TRIM for thin_mount; arguments TYPE OPTIONS)
+btrfs_data_only() {
+	local start len
+	# shellcheck disable=SC2086 # "offset length" in bytes
+	set -- "$@" $SLICED_lostbtrfs_DATA_CHUNK
+	start=$(($3 / 65536)) len=$(($4 / 65536))
+	umount "$THIN_MNT" || fail "umount $THIN_MNT"
+	dd if="$THIN_DEV" of="$THIN_DEV" bs=64k count="$start" conv=notrunc \
+		2>/dev/null &&
+		dd if="$THIN_DEV" of="$THIN_DEV" bs=64k skip=$((start + len)) \
+			seek=$((start + len)) conv=notrunc 2>/dev/null &&
+		sync || fail "writing back all but the data chunk"
+	mount -t "$1" -o "$2" "$THIN_DEV" "$THIN_MNT" ||
+		fail "mount $THIN_DEV -o $2 again"
+	thin_room || fail "only $(thin_free) pool blocks left for data"
 }
 
 # thin_room: fstrim gave the pool more than 8 blocks back, and no more
@@ -231,6 +253,15 @@ case_xfs_thin_full() {
 }
 case_add case_xfs_thin_full "xfs on a full thin pool (error_if_no_space): fsync ENOSPC, one data-lost per file"
 
+# btrfs: 128 KiB files as for XFS, one ordered extent, so one message,
+# each; the metadata chunk keeps its pool blocks (btrfs_data_only).
+case_btrfs_thin_full() {
+	LOST_FSTYPE=btrfs LOST_SIZE=131072 LOST_LENGTH=131072
+	THIN_AFTER_TRIM=btrfs_data_only
+	thin_full btrfs lostbtrfs defaults 3
+}
+case_add case_btrfs_thin_full "btrfs on a full thin pool (error_if_no_space): fsync ENOSPC, one data-lost per file"
+
 case_add case_ext4_thin_timeout "ext4 on a full thin pool (queue, no_space_timeout 2 s): data-lost ENOSPC after the timeout"
 
 # eio_table SECTORS BASE BAD...: a linear table of slice SECTORS long at
@@ -276,7 +307,8 @@ eio_run() {
 	else
 		fsops write "$THIN_MNT/lost0" 4096
 	fi || fail "preparing lost0"
-	echo data > "$THIN_MNT/readerr" || fail "writing readerr"
+	# 4 KiB: btrfs would keep a line inline in its metadata.
+	fsops write "$THIN_MNT/readerr" 4096 || fail "writing readerr"
 	fsops fsync "$THIN_MNT/readerr" && fsops fsync "$THIN_MNT/lost0" ||
 		fail "fsync with a healthy device"
 	p_lost=$(fsops fiemap "$THIN_MNT/lost0") || fail "fiemap lost0"
@@ -321,3 +353,13 @@ case_xfs_eio() {
 	eio_run xfs lostxfs 1 overwrite
 }
 case_add case_xfs_eio "xfs over a failing disk (error target under an overwrite inside EOF, completed in bio context): fsync EIO, one data-lost EIO; a read error reports nothing"
+
+# btrfs writes a fallocated (prealloc) extent in place rather than COW, so
+# the error target under it fails the write; the slice's first data chunk
+# is mapped one to one (scripts/make-images.sh checks), so FIEMAP's logical
+# address is the device offset.
+case_btrfs_eio() {
+	LOST_FSTYPE=btrfs
+	eio_run btrfs lostbtrfs 1 unwritten
+}
+case_add case_btrfs_eio "btrfs over a failing disk (error target under a prealloc extent): fsync EIO, one data-lost EIO; a read error reports nothing"
