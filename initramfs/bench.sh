@@ -159,8 +159,8 @@ for fs in ext4 xfs btrfs; do
 		fsmsg_stop
 		bench "$fs" latency-fsmsg-rss-start "$rss0" KiB
 		bench "$fs" latency-fsmsg-rss-peak "$hwm" KiB
-		awk -F'"timestamp_ns":|"received_ns":' '
-			{ split($2, t, ","); split($3, r, "}"); print (r[1] - t[1]) / 1000 }' \
+		awk -F'"timestamp_ns":"|"received_ns":"' '
+			{ split($2, t, "\""); split($3, r, "\""); print (r[1] - t[1]) / 1000 }' \
 			"$FSMSG_OUT" | sort -n > /tmp/latency
 		n=$(lines /tmp/latency)
 		[ "$n" -ge "$LATENCY_WARNINGS" ] || fail "$fs: $n latencies"

@@ -27,7 +27,7 @@ wait_for 20 grep -q '^fsmsg: listening' /tmp/fsmsg.err
 # message has reported yet
 held_back() {
 	fsmsg --list --json -d "/mnt/$1" |
-		grep -q '"enospc":{"count":[0-9]*,"last_ns":[0-9]*,"suppressed":[1-9]'
+		grep -q '"enospc":{"count":[0-9]*,"last_ns":[^,]*,"suppressed":[1-9]'
 }
 summarized() { ! held_back "$1"; }
 

@@ -12,7 +12,7 @@ PACKAGES="
 	e2fsprogs xfsprogs btrfs-progs util-linux
 	python3 python3-yaml python3-jsonschema python3-ply python3-git
 	valgrind clang libclang-rt-14-dev llvm sparse
-	libsystemd-dev prometheus
+	libsystemd-dev prometheus jq
 "
 
 missing=""

@@ -416,9 +416,9 @@ static int parse_counter(const struct attr *nest, struct fsm_fs *fs,
 
 	c.warning = get_u32(&tb[FS_MSG_A_COUNTER_WARNING]);
 	c.count = get_uint(&tb[FS_MSG_A_COUNTER_COUNT]);
-	if (tb[FS_MSG_A_COUNTER_LAST].present)
+	if ((c.has_last = tb[FS_MSG_A_COUNTER_LAST].present))
 		c.last_ns = get_uint(&tb[FS_MSG_A_COUNTER_LAST]);
-	if (tb[FS_MSG_A_COUNTER_SUPPRESSED].present)
+	if ((c.has_suppressed = tb[FS_MSG_A_COUNTER_SUPPRESSED].present))
 		c.suppressed = get_uint(&tb[FS_MSG_A_COUNTER_SUPPRESSED]);
 
 	/* A repeated type replaces the earlier one, as tb[] would. */

@@ -90,6 +90,7 @@ struct fsm_counter {
 	uint64_t count;		/* cumulative since mount */
 	uint64_t last_ns;	/* 0: never */
 	uint64_t suppressed;	/* held back since the last message (0: absent) */
+	bool has_last, has_suppressed;	/* the kernel sent LAST, SUPPRESSED */
 };
 
 /* One FS_MSG_CMD_FS_GET dump reply: a filesystem and its counters. */

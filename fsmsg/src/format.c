@@ -321,6 +321,20 @@ int fsm_format_time(struct fsm_buf *b, uint64_t ns)
 	return 0;
 }
 
+/* %04d-%02d-%02dT%02d:%02d:%02dZ: fsm_format_time() without the fraction. */
+#define TIME_SEC_LEN 20
+
+int fsm_format_time_sec(struct fsm_buf *b, uint64_t ns)
+{
+	if (fsm_format_time(b, ns) < 0)
+		return -1;
+	/* Drop ".nnnnnnnnnZ", put the Z back. */
+	b->len -= TIME_LEN - TIME_SEC_LEN;
+	b->data[b->len - 1] = 'Z';
+	b->data[b->len] = '\0';
+	return 0;
+}
+
 /* %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x */
 #define UUID_STR_LEN 36
 
@@ -749,11 +763,36 @@ static void json_uuid(struct fsm_buf *b, bool has, const uint8_t *uuid)
 	}
 }
 
-/* {"time":"..." opens every event and missed line. */
+/*
+ * ,"key":"1796283771123456789": a 64-bit count of nanoseconds as a string
+ * of digits, null when absent. As a JSON number it would pass 2^53, the
+ * last integer a double (jq, JavaScript) holds exactly.
+ */
+static void json_ns(struct fsm_buf *b, const char *key, size_t keylen,
+		    bool has, uint64_t v)
+{
+	put(b, key, keylen);
+	if (has) {
+		put_lit(b, "\"");
+		put_u64(b, v);
+		put_lit(b, "\"");
+	} else {
+		put_lit(b, "null");
+	}
+}
+
+#define json_ns_key(b, key, has, v) \
+	json_ns(b, ",\"" key "\":", sizeof(",\"" key "\":") - 1, has, v)
+
+/*
+ * {"time":"2026-12-03T07:42:51Z" opens every event and missed line: whole
+ * seconds, UTC, the one form jq's fromdateiso8601 takes (the nanoseconds
+ * are in timestamp_ns).
+ */
 static void json_time(struct fsm_buf *b, uint64_t ns)
 {
 	put_lit(b, "{\"time\":\"");
-	fsm_format_time(b, ns);
+	fsm_format_time_sec(b, ns);
 	put_lit(b, "\"");
 }
 
@@ -826,7 +865,7 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 		put_lit(b, ",\"event\":\"summary\"");
 	else
 		put_lit(b, ",\"event\":\"warning\"");
-	json_u64(b, "timestamp_ns", true, t);
+	json_ns_key(b, "timestamp_ns", true, t);
 	json_warning(b, ev->warning);
 	json_u64(b, "warning_id", true, ev->warning);
 	json_severity(b, ev->severity);
@@ -851,7 +890,7 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	json_details(b, ev);
 	/* --receive-time: last, so that every other key keeps its place. */
 	if (received)
-		json_u64(b, "received_ns", true, recv_ns);
+		json_ns_key(b, "received_ns", true, recv_ns);
 	put_lit(b, "}\n");
 	return done(b);
 }
@@ -923,12 +962,14 @@ int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 			put_lit(b, ",");
 		put_lit(b, "\"");
 		fsm_format_warning_name(b, cols[i]);
+		/* null: the kernel sent no such value (last_ns 0: never). */
 		put_lit(b, "\":{\"count\":");
-		put_u64(b, c ? c->count : 0);
-		put_lit(b, ",\"last_ns\":");
-		put_u64(b, c ? c->last_ns : 0);
+		put_u64_or_null(b, c, c ? c->count : 0);
+		json_ns_key(b, "last_ns", c && c->has_last && c->last_ns,
+			    c ? c->last_ns : 0);
 		put_lit(b, ",\"suppressed\":");
-		put_u64(b, c ? c->suppressed : 0);
+		put_u64_or_null(b, c && c->has_suppressed,
+				c ? c->suppressed : 0);
 		put_lit(b, "}");
 	}
 	put_lit(b, "}}\n");

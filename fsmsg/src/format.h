@@ -46,6 +46,8 @@ struct fsm_missed {
 
 /* Building blocks; all append to @b and return 0, or -1 when out of memory. */
 int fsm_format_time(struct fsm_buf *b, uint64_t ns);	/* ISO 8601, UTC */
+/* The same to the second, "2026-12-03T07:42:51Z": jq's fromdateiso8601. */
+int fsm_format_time_sec(struct fsm_buf *b, uint64_t ns);
 int fsm_format_uuid(struct fsm_buf *b, const uint8_t uuid[FSM_UUID_LEN]);
 int fsm_format_warning_name(struct fsm_buf *b, uint32_t warning);
 /* "warning", ..., "unknown-N" */
