@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fsmsg as a daemon: the pidfile and its lock, detaching from the
- * terminal, the readiness line, signals and the --timeout timer.
+ * terminal, the readiness line (and READY=1 to systemd), signals and the --timeout timer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +123,7 @@ int listening(struct app *app)
 			FS_MSG_MCGRP_EVENTS);
 		fflush(stderr);
 	}
+	notify_ready(app);
 	return 0;
 }
 

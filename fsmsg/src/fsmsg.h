@@ -51,6 +51,7 @@ enum {
 	EXIT_USAGE = 1,
 	EXIT_RUNTIME = 2,
 	EXIT_TIMEOUT = 3,
+	EXIT_NO_FAMILY = 4,	/* the kernel has no FS_MSG family */
 };
 
 /* Long options without a short one. */
@@ -122,6 +123,7 @@ void oom(void) __attribute__((noreturn));
 uint64_t now_ns(void);
 void say(struct app *app, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void notify_ready(struct app *app);
 
 /* options.c */
 void parse_options(int argc, char **argv, struct options *o);

@@ -19,7 +19,7 @@
 #include "fsmsg.h"
 
 static const char no_family[] =
-	"the kernel has no FS_MSG family: it was built without filesystem warning messages, or this is not the initial network namespace";
+	"the kernel has no FS_MSG family: it was built without CONFIG_FS_MSG (filesystem warning messages), or this is not the initial network namespace";
 
 /*
  * --receive-time: CLOCK_REALTIME right after the recvmsg() that returned
@@ -151,7 +151,7 @@ static void resolve_family(struct app *app, struct nl_sock *sk)
 
 	if (id == -NLE_OBJ_NOTFOUND) {
 		say(app, LOG_ERR, "%s", no_family);
-		exit(EXIT_RUNTIME);
+		exit(EXIT_NO_FAMILY);
 	}
 	if (id < 0) {
 		say(app, LOG_ERR, "cannot resolve the FS_MSG family: %s",

@@ -27,6 +27,7 @@
 #if FSMSG_WITH_SYSTEMD
 /* CODE_FILE/LINE/FUNC would always name the sink: leave them out. */
 #define SD_JOURNAL_SUPPRESS_LOCATION
+#include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 #endif
 
@@ -103,6 +104,24 @@ static void journal_sink(void *arg, const struct fsm_fields *entry)
 }
 #endif
 
+/*
+ * READY=1 to systemd (Type=notify) once subscribed, seeded and the
+ * readiness line said; nothing without NOTIFY_SOCKET, or in a build
+ * without libsystemd. A failure is said, not fatal: fsmsg works anyway,
+ * and systemd times the start out.
+ */
+void notify_ready(struct app *app)
+{
+#if FSMSG_WITH_SYSTEMD
+	int r = sd_notify(0, "READY=1");
+
+	if (r < 0)
+		say(app, LOG_WARNING, "cannot notify systemd of readiness: %s",
+		    strerror(-r));
+#else
+	(void)app;
+#endif
+}
 
 static bool readable(int fd)
 {

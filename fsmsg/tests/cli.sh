@@ -15,7 +15,7 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 
 n=0
 failed=0
-NOFAM='fsmsg: the kernel has no FS_MSG family: it was built without filesystem warning messages, or this is not the initial network namespace'
+NOFAM='fsmsg: the kernel has no FS_MSG family: it was built without CONFIG_FS_MSG (filesystem warning messages), or this is not the initial network namespace'
 
 ok() {
 	n=$((n + 1))
@@ -57,7 +57,7 @@ expect() {
 
 # A kernel with the family (e.g. inside the test guest) skips those tests.
 run "$FSMSG" -F -q -t 0.2
-if [ "$rc" -eq 2 ] && grep -qF "no FS_MSG family" "$TMP/err"; then
+if [ "$rc" -eq 4 ] && grep -qF "no FS_MSG family" "$TMP/err"; then
 	HAVE_FAMILY=no
 else
 	HAVE_FAMILY=yes
@@ -128,7 +128,7 @@ for v in "" x 1G 63K 65535 1025M 4MB -4M " 4M" 18446744073709551616; do
 		"$FSMSG" -F --rcvbuf "$v"
 done
 for v in 64K 65536 4M 4m 1024M; do
-	expect "--rcvbuf $v accepted (then: no family)" 2 "no FS_MSG family" "$FSMSG" -F --rcvbuf "$v"
+	expect "--rcvbuf $v accepted (then: no family)" 4 "no FS_MSG family" "$FSMSG" -F --rcvbuf "$v"
 done
 
 # Options of the listener are refused with --list, before anything runs.
@@ -190,30 +190,31 @@ else
 		"fsmsg: --syslog and --journal do not go together" "$FSMSG" -F -s --journal
 fi
 
-# No FS_MSG family on this kernel: one sentence, exit 2, in every mode.
+# No FS_MSG family on this kernel: one sentence, exit 4 (EXIT_NO_FAMILY),
+# in every mode.
 if [ "$HAVE_FAMILY" = no ]; then
 	for mode in "-F" "-F -j" "" "-l" "-l -j" "-F -q -c 1 -t 0.5"; do
 		# shellcheck disable=SC2086 # the modes are word lists
 		run "$FSMSG" $mode
-		if [ "$rc" -eq 2 ] && [ "$(cat "$TMP/err")" = "$NOFAM" ] && [ ! -s "$TMP/out" ]; then
-			ok "no family: 'fsmsg $mode' says so in one line, exit 2"
+		if [ "$rc" -eq 4 ] && [ "$(cat "$TMP/err")" = "$NOFAM" ] && [ ! -s "$TMP/out" ]; then
+			ok "no family: 'fsmsg $mode' says so in one line, exit 4"
 		else
-			not_ok "no family: 'fsmsg $mode' says so in one line, exit 2"
+			not_ok "no family: 'fsmsg $mode' says so in one line, exit 4"
 		fi
 	done
-	expect "all filters together are accepted (then: no family)" 2 "no FS_MSG family" \
+	expect "all filters together are accepted (then: no family)" 4 "no FS_MSG family" \
 		"$FSMSG" -F -j -d / -d 254:16 -T ext4 -T xfs \
 		-u 0c5f3a9e-1234-4bcd-8ef0-0123456789ab -w enospc -w meta-enospc \
 		-w inode-enospc -w 7 -c 3 -t 0.5 -p "$TMP/pid" -s -q
 	[ ! -e "$TMP/pid" ] && ok "no pidfile left behind on failure" ||
 		not_ok "no pidfile left behind on failure"
-	expect "--timeout with decimals accepted" 2 "no FS_MSG family" "$FSMSG" -F -t 0.5
-	expect "--timeout .25 accepted" 2 "no FS_MSG family" "$FSMSG" -F -t .25
+	expect "--timeout with decimals accepted" 4 "no FS_MSG family" "$FSMSG" -F -t 0.5
+	expect "--timeout .25 accepted" 4 "no FS_MSG family" "$FSMSG" -F -t .25
 	expect "metrics file in a missing folder: exit 2, before anything else" 2 \
 		"fsmsg: cannot write the metrics file $TMP/nope/m.prom: the folder $TMP/nope does not exist" \
 		"$FSMSG" -F --prometheus-textfile "$TMP/nope/m.prom"
 	mkdir -p "$TMP/prom"
-	expect "metrics file, no family: exit 2" 2 "$NOFAM" \
+	expect "metrics file, no family: exit 4" 4 "$NOFAM" \
 		"$FSMSG" -F --prometheus-textfile "$TMP/prom/m.prom"
 	if [ -z "$(ls "$TMP/prom")" ]; then
 		ok "no metrics file written when fsmsg cannot listen"
@@ -252,24 +253,24 @@ if [ -n "$STATIC" ]; then
 		not_ok "fsmsg.static: no libsystemd in it"
 	fi
 	if [ "$HAVE_FAMILY" = no ]; then
-		expect "fsmsg.static: no family, exit 2" 2 "$NOFAM" "$STATIC" -F
+		expect "fsmsg.static: no family, exit 4" 4 "$NOFAM" "$STATIC" -F
 		# Nothing but the binary: no /etc, no /proc, no libraries.
 		if [ "$(id -u)" -eq 0 ] && command -v chroot >/dev/null; then
 			mkdir -p "$TMP/root"
 			cp "$STATIC" "$TMP/root/fsmsg"
-			expect "fsmsg.static in an empty chroot: still the one sentence, exit 2" \
-				2 "$NOFAM" chroot "$TMP/root" /fsmsg -F
+			expect "fsmsg.static in an empty chroot: still the one sentence, exit 4" \
+				4 "$NOFAM" chroot "$TMP/root" /fsmsg -F
 			expect "fsmsg.static in an empty chroot: --list too" \
-				2 "$NOFAM" chroot "$TMP/root" /fsmsg --list --json
+				4 "$NOFAM" chroot "$TMP/root" /fsmsg --list --json
 			# -d PATH where mountinfo cannot help (issue 16): none
 			# here, then one without the mount / is on (a chroot's
 			# root is no mount of its own), so st_dev it is.
 			expect "chroot without /proc: -d / resolved from st_dev (then: no family)" \
-				2 "$NOFAM" chroot "$TMP/root" /fsmsg -F -d / -d /fsmsg
+				4 "$NOFAM" chroot "$TMP/root" /fsmsg -F -d / -d /fsmsg
 			mkdir -p "$TMP/root/proc"
 			if mount -t proc proc "$TMP/root/proc" 2>/dev/null; then
 				expect "chroot whose mountinfo lacks the mount of /: -d / accepted (then: no family)" \
-					2 "$NOFAM" chroot "$TMP/root" /fsmsg -F -d / -d /proc
+					4 "$NOFAM" chroot "$TMP/root" /fsmsg -F -d / -d /proc
 				umount "$TMP/root/proc"
 			else
 				skip "chroot whose mountinfo lacks the mount of /" "cannot mount proc here"

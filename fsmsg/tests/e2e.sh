@@ -94,7 +94,12 @@ echo "TAP version 13"
 # ---- errors -------------------------------------------------------------
 printf 'nofamily\n' | script
 fake "$FSMSG" -F
-check "no family: one sentence, exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: the kernel has no FS_MSG family: it was built without filesystem warning messages, or this is not the initial network namespace"'
+NOFAM="fsmsg: the kernel has no FS_MSG family: it was built without CONFIG_FS_MSG (filesystem warning messages), or this is not the initial network namespace"
+check "no family: one sentence naming CONFIG_FS_MSG, exit 4" eval '[ $rc -eq 4 ] && is "$TMP/err" "$NOFAM"'
+fake "$FSMSG" -l -j
+check "no family, --list --json: exit 4, nothing on stdout" eval '[ $rc -eq 4 ] && is "$TMP/err" "$NOFAM" && [ ! -s "$TMP/out" ]'
+fake "$FSMSG"
+check "no family, daemon mode: said on the terminal, exit 4" eval '[ $rc -eq 4 ] && is "$TMP/err" "$NOFAM"'
 
 printf 'deny-join\nfs 254 16 ext4 vdb - 0 0 0\n' | script
 fake "$FSMSG" -F
@@ -639,6 +644,64 @@ SYSLOG_IDENTIFIER=fsmsg'
 	FAKEGENL_JOURNAL_ERRNO=2 fake "$FSMSG" --journal -p "$TMP/j.pid"
 	check "no journal, daemon mode: said on the terminal, exit 2, no pidfile left" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: cannot log to the systemd journal: No such file or directory" && [ ! -e "$TMP/j.pid" ]'
 	unset FAKEGENL_JOURNAL
+fi
+
+# ---- sd_notify(READY=1) (fsmsg built with libsystemd) ----------------------
+# A stand-in for systemd: a unix datagram socket at NOTIFY_SOCKET that
+# records each datagram, and whether fsmsg had said its readiness line
+# (printed after the subscription to the events group and the seed dump)
+# when it came. It stops once $TMP/notify.stop exists.
+notify_listener() {
+	python3 - "$TMP/notify.sock" "$TMP/err" "$TMP/notify" "$TMP/notify.stop" <<'PYEOF'
+import os, socket, sys
+path, err, out, stop = sys.argv[1:5]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(0.1)
+with open(out, "w") as f:
+    open(out + ".bound", "w").close()  # bound: the shell may start fsmsg
+    while True:
+        try:
+            msg = s.recv(4096).decode()
+        except socket.timeout:
+            if os.path.exists(stop):
+                break
+            continue
+        try:
+            with open(err) as e:
+                said = "fsmsg: listening: FS_MSG/events" in e.read()
+        except OSError:
+            said = False
+        f.write("%s %s\n" % (msg.replace("\n", "|"),
+                             "after-listening" if said else "before-listening"))
+        f.flush()
+PYEOF
+}
+if "$FSMSG" --help | grep -q 'not available: built without journal support'; then
+	skip "sd_notify: READY=1 once subscribed" "fsmsg built without libsystemd (WITH_SYSTEMD=0)"
+	skip "sd_notify: a bad NOTIFY_SOCKET is said, not fatal" "fsmsg built without libsystemd (WITH_SYSTEMD=0)"
+elif ! command -v python3 >/dev/null 2>&1; then
+	skip "sd_notify: READY=1 once subscribed" "python3 not installed"
+	skip "sd_notify: a bad NOTIFY_SOCKET is said, not fatal" "python3 not installed"
+else
+	script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+event 2 254 16 4 0 alloc_test
+EOF
+	rm -f "$TMP/notify" "$TMP/notify.bound" "$TMP/notify.stop" "$TMP/notify.sock"
+	notify_listener &
+	npid=$!
+	i=0
+	while [ ! -e "$TMP/notify.bound" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	NOTIFY_SOCKET=$TMP/notify.sock fake "$FSMSG" -F -j -c 1
+	touch "$TMP/notify.stop"
+	wait "$npid"
+	check "sd_notify: READY=1 once, after the subscription and the seed dump" eval '[ $rc -eq 0 ] && [ -s "$TMP/out" ] && is "$TMP/notify" "READY=1 after-listening"'
+	NOTIFY_SOCKET=$TMP/nonexistent.sock fake "$FSMSG" -F -j -c 1
+	check "sd_notify: a bad NOTIFY_SOCKET is said, not fatal" eval '[ $rc -eq 0 ] && [ -s "$TMP/out" ] && grep -qx "fsmsg: cannot notify systemd of readiness: No such file or directory" "$TMP/err"'
 fi
 
 # ---- signals, flushing, pidfiles, daemon ----------------------------------
