@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fsmsg as a daemon: the pidfile and its lock, detaching from the
- * terminal, the readiness line (and READY=1 to systemd), signals and the --timeout timer.
+ * terminal, the readiness line (and READY=1 to systemd), signals and the
+ * --timeout timer.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -65,8 +65,9 @@ static void usage(FILE *fp)
 "Exit status:\n"
 "  0  success, --count reached, SIGINT, SIGTERM or SIGHUP, --timeout without --count\n"
 "  1  usage error\n"
-"  2  runtime failure: no FS_MSG family, no permission, netlink error\n"
-"  3  --timeout expired before --count events arrived\n");
+"  2  runtime failure: no permission, netlink error, output error\n"
+"  3  --timeout expired before --count events arrived\n"
+"  4  the kernel has no FS_MSG family (CONFIG_FS_MSG)\n");
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn))

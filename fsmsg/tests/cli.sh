@@ -70,6 +70,7 @@ run "$FSMSG" --help
 if [ "$rc" -eq 0 ] && grep -q '^Usage: fsmsg \[OPTION\]' "$TMP/out" &&
    grep -q -- '-t, --timeout SECONDS' "$TMP/out" &&
    grep -q '^  3  --timeout expired before --count' "$TMP/out" &&
+   grep -q '^  4  the kernel has no FS_MSG family (CONFIG_FS_MSG)$' "$TMP/out" &&
    [ ! -s "$TMP/err" ]; then
 	ok "--help: usage with exit codes on stdout, exit 0"
 else
