@@ -221,7 +221,7 @@ int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
 static void labels(struct fsm_buf *b, const struct fsm_metrics *m,
 		   const struct fsm_series *s)
 {
-	fsm_buf_printf(b, "{dev=\"%u:%u\",device=\"%s\",fstype=\"%s\",uuid=\"%s\",type=\"",
+	fsm_buf_printf(b, "{dev=\"%u:%u\",device=\"%s\",fstype=\"%s\",uuid=\"%s\",warning=\"",
 		       s->major, s->minor, str(m, s->device), str(m, s->fstype),
 		       str(m, s->uuid));
 	fsm_format_warning_name(b, s->warning);

@@ -7,7 +7,7 @@
  * and written atomically. No global state.
  *
  * A series is identified by its rendered labels: dev (MAJ:MIN), device,
- * fstype, uuid and type. It is never removed while fsmsg runs (a Prometheus
+ * fstype, uuid and warning. It is never removed while fsmsg runs (a Prometheus
  * counter must not disappear or go backwards), so an unmounted filesystem
  * keeps its series until fsmsg restarts, and a different filesystem later
  * mounted on the same device number gets series of its own.

@@ -330,9 +330,9 @@ export FAKEGENL_RENAMES="$TMP/renames"
 # What the file says, with the start time masked.
 prom_masked() { sed 's/^fsmsg_start_time_seconds [0-9]*\.[0-9]\{9\}$/fsmsg_start_time_seconds S/' "$1"; }
 # prom_value FILE DEV TYPE: fsmsg_warnings_total of that filesystem and type
-# (the labels are always dev, device, fstype, uuid, type, in that order)
+# (the labels are always dev, device, fstype, uuid, warning, in that order)
 prom_value() {
-	sed -n "s/^fsmsg_warnings_total{dev=\"$2\",.*,type=\"$3\"} \([0-9]*\)\$/\1/p" "$1"
+	sed -n "s/^fsmsg_warnings_total{dev=\"$2\",.*,warning=\"$3\"} \([0-9]*\)\$/\1/p" "$1"
 }
 # list_value FILE DEV TYPE: the kernel's count, from `fsmsg --list --json`
 list_value() {
@@ -405,22 +405,22 @@ fake "$FSMSG" -F -q --prometheus-textfile "$M" -t 0.5
 prom_masked "$M" >"$TMP/masked"
 {
 	echo "$HELP_W"
-	echo "fsmsg_warnings_total{$LC,type=\"enospc\"} 13"
-	echo "fsmsg_warnings_total{$LC,type=\"meta-enospc\"} 0"
-	echo "fsmsg_warnings_total{$LC,type=\"inode-enospc\"} 1"
-	echo "fsmsg_warnings_total{$LC,type=\"fs-error\"} 0"
-	echo "fsmsg_warnings_total{$LC,type=\"shutdown\"} 0"
-	echo "fsmsg_warnings_total{$LC,type=\"data-lost\"} 0"
-	echo "fsmsg_warnings_total{$LB,type=\"enospc\"} 0"
-	echo "fsmsg_warnings_total{$LB,type=\"meta-enospc\"} 9"
-	echo "fsmsg_warnings_total{$LB,type=\"inode-enospc\"} 0"
-	echo "fsmsg_warnings_total{$LB,type=\"fs-error\"} 0"
-	echo "fsmsg_warnings_total{$LB,type=\"shutdown\"} 0"
-	echo "fsmsg_warnings_total{$LB,type=\"data-lost\"} 0"
+	echo "fsmsg_warnings_total{$LC,warning=\"enospc\"} 13"
+	echo "fsmsg_warnings_total{$LC,warning=\"meta-enospc\"} 0"
+	echo "fsmsg_warnings_total{$LC,warning=\"inode-enospc\"} 1"
+	echo "fsmsg_warnings_total{$LC,warning=\"fs-error\"} 0"
+	echo "fsmsg_warnings_total{$LC,warning=\"shutdown\"} 0"
+	echo "fsmsg_warnings_total{$LC,warning=\"data-lost\"} 0"
+	echo "fsmsg_warnings_total{$LB,warning=\"enospc\"} 0"
+	echo "fsmsg_warnings_total{$LB,warning=\"meta-enospc\"} 9"
+	echo "fsmsg_warnings_total{$LB,warning=\"inode-enospc\"} 0"
+	echo "fsmsg_warnings_total{$LB,warning=\"fs-error\"} 0"
+	echo "fsmsg_warnings_total{$LB,warning=\"shutdown\"} 0"
+	echo "fsmsg_warnings_total{$LB,warning=\"data-lost\"} 0"
 	echo "$HELP_L"
-	echo "fsmsg_last_warning_timestamp_seconds{$LC,type=\"enospc\"} 1796283771.000000002"
-	echo "fsmsg_last_warning_timestamp_seconds{$LC,type=\"inode-enospc\"} 1796283770.999999003"
-	echo "fsmsg_last_warning_timestamp_seconds{$LB,type=\"meta-enospc\"} 1796283771.000000003"
+	echo "fsmsg_last_warning_timestamp_seconds{$LC,warning=\"enospc\"} 1796283771.000000002"
+	echo "fsmsg_last_warning_timestamp_seconds{$LC,warning=\"inode-enospc\"} 1796283770.999999003"
+	echo "fsmsg_last_warning_timestamp_seconds{$LB,warning=\"meta-enospc\"} 1796283771.000000003"
 	help_tail 2 0
 } >"$TMP/want"
 check "metrics file: seeded series, event counts, times, missed; byte for byte" eval '[ $rc -eq 0 ] && cmp -s "$TMP/masked" "$TMP/want"'

@@ -2001,14 +2001,14 @@ static void test_metrics_render(void)
 	fsm_metrics_render(&m, &b);
 	is_str(fsm_buf_str(&b),
 	       HELP_WARNINGS
-	       "fsmsg_warnings_total{" L_VDC ",type=\"enospc\"} 12\n"
-	       "fsmsg_warnings_total{" L_VDB ",type=\"enospc\"} 0\n"
-	       "fsmsg_warnings_total{" L_VDB ",type=\"meta-enospc\"} 3\n"
-	       "fsmsg_warnings_total{" L_VDB ",type=\"unknown-9\"} 1\n"
+	       "fsmsg_warnings_total{" L_VDC ",warning=\"enospc\"} 12\n"
+	       "fsmsg_warnings_total{" L_VDB ",warning=\"enospc\"} 0\n"
+	       "fsmsg_warnings_total{" L_VDB ",warning=\"meta-enospc\"} 3\n"
+	       "fsmsg_warnings_total{" L_VDB ",warning=\"unknown-9\"} 1\n"
 	       HELP_LAST
-	       "fsmsg_last_warning_timestamp_seconds{" L_VDC ",type=\"enospc\"} 1796283771.123456790\n"
-	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",type=\"meta-enospc\"} 1796283771.123456789\n"
-	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",type=\"unknown-9\"} 1.000000000\n"
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDC ",warning=\"enospc\"} 1796283771.123456790\n"
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",warning=\"meta-enospc\"} 1796283771.123456789\n"
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",warning=\"unknown-9\"} 1.000000000\n"
 	       HELP_TAIL(4, 1),
 	       "metrics: the whole file, byte for byte (no timestamp for a count of 0)");
 	check_exposition(fsm_buf_str(&b), "metrics: small case");
@@ -2085,7 +2085,7 @@ static void test_metrics_escaping(void)
 	fsm_metrics_observe(&m, &l, 1, TS);
 	fsm_metrics_render(&m, &b);
 	has_str(fsm_buf_str(&b),
-		"fsmsg_warnings_total{dev=\"7:0\",device=\"dev\\\\ice\\nname\\\\xfe\",fstype=\"we\\\"ird\",uuid=\"\",type=\"enospc\"} 1\n",
+		"fsmsg_warnings_total{dev=\"7:0\",device=\"dev\\\\ice\\nname\\\\xfe\",fstype=\"we\\\"ird\",uuid=\"\",warning=\"enospc\"} 1\n",
 		"metrics: odd names escaped in the labels");
 	check_exposition(fsm_buf_str(&b), "metrics: odd names");
 	fsm_buf_free(&b);
@@ -2162,7 +2162,7 @@ static void test_metrics_monitor(void)
 	has_str(fsm_buf_str(&b), "fsmsg_missed_warnings_total 18\n",
 		"rendered: missed total");
 	has_str(fsm_buf_str(&b),
-		"fsmsg_warnings_total{" L_VDB ",type=\"meta-enospc\"} 27\n",
+		"fsmsg_warnings_total{" L_VDB ",warning=\"meta-enospc\"} 27\n",
 		"rendered: the metadata counter");
 	fsm_buf_free(&b);
 	cap_free(&c);
@@ -3506,12 +3506,12 @@ static void test_fs_error_shutdown_monitor(void)
 	fsm_buf_init(&b);
 	fsm_metrics_render(&met, &b);
 	has_str(fsm_buf_str(&b),
-		"fsmsg_warnings_total{" L_VDB ",type=\"inode-enospc\"} 0\n"
-		"fsmsg_warnings_total{" L_VDB ",type=\"fs-error\"} 5\n"
-		"fsmsg_warnings_total{" L_VDB ",type=\"shutdown\"} 3\n",
+		"fsmsg_warnings_total{" L_VDB ",warning=\"inode-enospc\"} 0\n"
+		"fsmsg_warnings_total{" L_VDB ",warning=\"fs-error\"} 5\n"
+		"fsmsg_warnings_total{" L_VDB ",warning=\"shutdown\"} 3\n",
 		"metrics: fs-error and shutdown series");
 	has_str(fsm_buf_str(&b),
-		"fsmsg_last_warning_timestamp_seconds{" L_VDB ",type=\"shutdown\"} 1796283771.123456791\n",
+		"fsmsg_last_warning_timestamp_seconds{" L_VDB ",warning=\"shutdown\"} 1796283771.123456791\n",
 		"metrics: the latest shutdown's time (the kernel's, newer)");
 	check_exposition(fsm_buf_str(&b), "metrics with fs-error and shutdown");
 	ok(c.m.missed == 1 + 1, "a gap in fs-error and shutdown counts is missed");

@@ -4,9 +4,9 @@
 PROM=/tmp/prom/fsmsg.prom
 
 # prom_count NAME TYPE: fsmsg_warnings_total of image NAME in the file
-# (labels in the order dev, device, fstype, uuid, type)
+# (labels in the order dev, device, fstype, uuid, warning)
 prom_count() {
-	sed -n "s/^fsmsg_warnings_total{dev=\"$(sb_dev "$1")\",.*,type=\"$2\"} \([0-9]*\)\$/\1/p" "$PROM"
+	sed -n "s/^fsmsg_warnings_total{dev=\"$(sb_dev "$1")\",.*,warning=\"$2\"} \([0-9]*\)\$/\1/p" "$PROM"
 }
 
 # prom_counts_all: "NAME enospc meta inode" for every image from the
@@ -17,8 +17,8 @@ prom_counts_all() {
 		/^fsmsg_warnings_total[{]/ {
 			match($0, /[{]dev="[^"]*"/)
 			d = substr($0, RSTART + 6, RLENGTH - 7)
-			match($0, /,type="[^"]*"/)
-			t = substr($0, RSTART + 7, RLENGTH - 8)
+			match($0, /,warning="[^"]*"/)
+			t = substr($0, RSTART + 10, RLENGTH - 11)
 			c[d, t] = $NF
 		}
 		END {
@@ -85,7 +85,7 @@ t_fleet_prometheus() {
 	prom_agrees "after $failed failed writes on ext4"
 	expect_eq "$(prom_count ext4 enospc)" "$((before + failed))" "ext4 enospc in the file"
 	now=$(date +%s)
-	last=$(sed -n "s/^fsmsg_last_warning_timestamp_seconds{dev=\"$(sb_dev ext4)\",.*,type=\"enospc\"} \([0-9]*\)\..*/\1/p" "$PROM")
+	last=$(sed -n "s/^fsmsg_last_warning_timestamp_seconds{dev=\"$(sb_dev ext4)\",.*,warning=\"enospc\"} \([0-9]*\)\..*/\1/p" "$PROM")
 	# Within the flood: a debug kernel takes minutes to get here.
 	[ -n "$last" ] && [ "$last" -le "$now" ] && [ "$last" -ge "$started" ] ||
 		fail "ext4 last warning time '$last', flood from $started, now $now"
