@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Exact accounting of FS_MSG warnings per (filesystem, warning type):
- * an open-addressing hash table of last known counts, bounded in size.
+ * an open-addressing hash table of last known counts, bounded in size,
+ * which also holds each key's metrics series.
  */
 #include "accounting.h"
 
@@ -11,6 +12,8 @@
 struct entry {
 	struct fsm_key key;
 	bool used;
+	bool counted;		/* has accounting state (last, ts, severity) */
+	struct fsm_series *series;	/* of the metrics, NULL: none */
 	uint64_t last;		/* last known cumulative count */
 	uint64_t ts;		/* newest warning timestamp known, 0: none */
 	uint32_t severity;	/* of the latest message, 0: none seen */
@@ -44,6 +47,16 @@ void fsm_acct_free(struct fsm_acct *a)
 {
 	if (!a)
 		return;
+	for (size_t i = 0; i < a->cap; i++) {
+		struct fsm_series *s = a->tab[i].series;
+
+		while (s) {
+			struct fsm_series *next = s->next;
+
+			free(s);
+			s = next;
+		}
+	}
 	free(a->tab);
 	free(a);
 }
@@ -107,19 +120,13 @@ static struct entry *find(const struct fsm_acct *a, const struct fsm_key *k)
 	return e->used ? e : NULL;
 }
 
-/* The entry of @k, created with a zero count; *fresh says it was new. */
-static struct entry *get(struct fsm_acct *a, const struct fsm_key *k,
-			 bool *fresh)
+/* A new entry for @k, all zero; NULL when full or out of memory. */
+static struct entry *add(struct fsm_acct *a, const struct fsm_key *k)
 {
-	struct entry *e = find(a, k);
+	struct entry *e;
 
-	*fresh = false;
-	if (e)
-		return e;
-	if (a->n >= a->max) {
-		a->untracked++;
+	if (a->n >= a->max)
 		return NULL;
-	}
 	if ((a->n + 1) * 2 > a->cap && grow(a) < 0)
 		return NULL;
 	e = slot(a->tab, a->cap, k);
@@ -127,8 +134,85 @@ static struct entry *get(struct fsm_acct *a, const struct fsm_key *k,
 	e->key = *k;
 	e->used = true;
 	a->n++;
-	*fresh = true;
 	return e;
+}
+
+/*
+ * The entry of @k with accounting state, created with a zero count;
+ * *fresh says the state is new (the key was not tracked, or had only
+ * series of the metrics).
+ */
+static struct entry *get(struct fsm_acct *a, const struct fsm_key *k,
+			 bool *fresh)
+{
+	struct entry *e = find(a, k);
+
+	*fresh = false;
+	if (!e) {
+		if (a->n >= a->max)
+			a->untracked++;
+		e = add(a, k);
+		if (!e)
+			return NULL;
+	}
+	if (!e->counted) {
+		e->counted = true;
+		e->last = 0;
+		e->ts = 0;
+		e->severity = 0;
+		*fresh = true;
+	}
+	return e;
+}
+
+struct fsm_series **fsm_acct_series(struct fsm_acct *a,
+				    const struct fsm_key *k, bool create)
+{
+	struct entry *e = find(a, k);
+
+	if (!e && create)
+		e = add(a, k);
+	return e ? &e->series : NULL;
+}
+
+struct fsm_series **fsm_acct_next_series(struct fsm_acct *a, size_t *pos)
+{
+	while (*pos < a->cap) {
+		struct entry *e = &a->tab[(*pos)++];
+
+		if (e->used && e->series)
+			return &e->series;
+	}
+	return NULL;
+}
+
+int fsm_acct_prune(struct fsm_acct *a)
+{
+	size_t keep = 0, cap = 16;
+	struct entry *tab;
+
+	for (size_t i = 0; i < a->cap; i++)
+		if (a->tab[i].used && (a->tab[i].counted || a->tab[i].series))
+			keep++;
+	if (keep == a->n)
+		return 0;
+	/* At most half full, as grow() keeps it. */
+	while (keep * 2 > cap)
+		cap *= 2;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return -1;
+	for (size_t i = 0; i < a->cap; i++) {
+		const struct entry *e = &a->tab[i];
+
+		if (e->used && (e->counted || e->series))
+			*slot(tab, cap, &e->key) = *e;
+	}
+	free(a->tab);
+	a->tab = tab;
+	a->cap = cap;
+	a->n = keep;
+	return 0;
 }
 
 bool fsm_acct_get(const struct fsm_acct *a, const struct fsm_key *k,
@@ -136,9 +220,10 @@ bool fsm_acct_get(const struct fsm_acct *a, const struct fsm_key *k,
 {
 	const struct entry *e = find(a, k);
 
-	if (e)
-		*count = e->last;
-	return e != NULL;
+	if (!e || !e->counted)
+		return false;
+	*count = e->last;
+	return true;
 }
 
 void fsm_acct_set_severity(struct fsm_acct *a, const struct fsm_key *k,
@@ -146,7 +231,7 @@ void fsm_acct_set_severity(struct fsm_acct *a, const struct fsm_key *k,
 {
 	struct entry *e = find(a, k);
 
-	if (e)
+	if (e && e->counted)
 		e->severity = severity;
 }
 

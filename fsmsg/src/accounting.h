@@ -9,6 +9,12 @@
  * for a summary, which carries no warning of its own); anything beyond
  * that is a warning fsmsg missed. The table is bounded: keys are filesystems × types,
  * and once @max_keys are tracked further keys are not (and counted).
+ *
+ * The same table holds the Prometheus series of each key (metrics.h): one
+ * hash table of (filesystem, type) for the accounting and the metrics. A
+ * key may have series and no accounting state yet (a filesystem the
+ * metrics saw in a dump before any message), and keeps its accounting
+ * state when its series are dropped.
  */
 #ifndef FSMSG_ACCOUNTING_H
 #define FSMSG_ACCOUNTING_H
@@ -25,6 +31,27 @@ struct fsm_key {
 
 struct fsm_acct;
 
+/*
+ * A series of the metrics file (see metrics.h), kept in the table under
+ * its key: a list, since a key can have series of other labels (another
+ * filesystem on the same device number, a renamed device). One allocation
+ * with its label values.
+ */
+struct fsm_series {
+	struct fsm_series *next;	/* same key, other labels */
+	uint32_t major;
+	uint32_t minor;
+	uint32_t warning;
+	/* Rendered (escaped) label values, in text[]; uuid is "" when the
+	 * filesystem has none. */
+	const char *device;
+	const char *fstype;
+	const char *uuid;
+	uint64_t count;		/* the kernel's cumulative count */
+	uint64_t last_ns;	/* latest warning, CLOCK_REALTIME; 0: none */
+	char text[];
+};
+
 #define FSM_ACCT_DEFAULT_MAX_KEYS 65536
 
 /*
@@ -39,7 +66,9 @@ struct fsm_acct;
 bool fsm_remounted(uint64_t ts_ns, uint64_t known_ns);
 
 struct fsm_acct *fsm_acct_new(size_t max_keys);
+/* Frees the series in it too. */
 void fsm_acct_free(struct fsm_acct *a);
+/* Keys in the table, with accounting state or series or both. */
 size_t fsm_acct_size(const struct fsm_acct *a);
 /* Keys that could not be tracked because the table was full. */
 uint64_t fsm_acct_untracked(const struct fsm_acct *a);
@@ -89,5 +118,27 @@ int fsm_acct_event(struct fsm_acct *a, const struct fsm_key *k,
 int fsm_acct_summary(struct fsm_acct *a, const struct fsm_key *k,
 		     uint64_t count, uint64_t suppressed, uint64_t ts_ns,
 		     uint64_t *missed);
+
+/*
+ * The list of series of @k: the address of its head, or NULL when @k is
+ * not in the table and @create is false, or cannot be added (full: not
+ * counted as untracked, the metrics count their own; out of memory).
+ * The address is valid until the table next changes.
+ */
+struct fsm_series **fsm_acct_series(struct fsm_acct *a,
+				    const struct fsm_key *k, bool create);
+
+/*
+ * Walk the keys that have series, in no order: *@pos starts at 0; returns
+ * the address of the next key's list head, NULL at the end. The series
+ * may be changed and unlinked during the walk, the table not.
+ */
+struct fsm_series **fsm_acct_next_series(struct fsm_acct *a, size_t *pos);
+
+/*
+ * Remove the keys that have neither accounting state nor series left.
+ * Returns 0, or -1 when out of memory (then nothing was removed).
+ */
+int fsm_acct_prune(struct fsm_acct *a);
 
 #endif

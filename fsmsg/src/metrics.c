@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Prometheus metrics for node_exporter's textfile collector: a sorted
- * table of series, the exposition format, and the atomic file rewrite.
+ * Prometheus metrics for node_exporter's textfile collector: the series
+ * (in the accounting's table), the exposition format, and the atomic
+ * file rewrite.
  */
 #include "metrics.h"
 
@@ -26,24 +27,38 @@ void fsm_metrics_init(struct fsm_metrics *m, uint64_t start_ns, size_t max)
 	memset(m, 0, sizeof(*m));
 	m->start_ns = start_ns;
 	m->max = max ? max : 1;
-	fsm_buf_init(&m->strings);
 	for (int i = 0; i < 3; i++)
 		fsm_buf_init(&m->key[i]);
 }
 
 void fsm_metrics_free(struct fsm_metrics *m)
 {
-	free(m->v);
-	fsm_buf_free(&m->strings);
+	if (m->own_acct)
+		fsm_acct_free(m->acct);
+	m->acct = NULL;
+	m->own_acct = false;
 	for (int i = 0; i < 3; i++)
 		fsm_buf_free(&m->key[i]);
-	m->v = NULL;
-	m->n = m->cap = 0;
+	m->n = 0;
 }
 
-static const char *str(const struct fsm_metrics *m, size_t off)
+void fsm_metrics_share(struct fsm_metrics *m, struct fsm_acct *acct)
 {
-	return m->strings.data + off;
+	if (m->acct == acct)
+		return;
+	if (m->own_acct)
+		fsm_acct_free(m->acct);
+	m->acct = acct;
+	m->own_acct = false;
+	m->n = 0;
+	if (acct) {
+		size_t pos = 0;
+		struct fsm_series **h;
+
+		while ((h = fsm_acct_next_series(acct, &pos)))
+			for (const struct fsm_series *s = *h; s; s = s->next)
+				m->n++;
+	}
 }
 
 int fsm_prom_label_value(struct fsm_buf *b, const char *str)
@@ -92,97 +107,82 @@ static int render_key(struct fsm_metrics *m, const struct fsm_labels *l)
 	return 0;
 }
 
-static int cmp_key(const struct fsm_series *s, const struct fsm_metrics *m,
-		   const struct fsm_labels *l)
+static bool same_labels(const struct fsm_series *s, const struct fsm_metrics *m)
 {
-	int c;
-
-	if (s->major != l->major)
-		return s->major < l->major ? -1 : 1;
-	if (s->minor != l->minor)
-		return s->minor < l->minor ? -1 : 1;
-	if (s->warning != l->warning)
-		return s->warning < l->warning ? -1 : 1;
-	if ((c = strcmp(str(m, s->uuid), fsm_buf_str(&m->key[KEY_UUID]))))
-		return c;
-	if ((c = strcmp(str(m, s->fstype), fsm_buf_str(&m->key[KEY_FSTYPE]))))
-		return c;
-	return strcmp(str(m, s->device), fsm_buf_str(&m->key[KEY_DEVICE]));
+	return !strcmp(s->uuid, fsm_buf_str(&m->key[KEY_UUID])) &&
+	       !strcmp(s->fstype, fsm_buf_str(&m->key[KEY_FSTYPE])) &&
+	       !strcmp(s->device, fsm_buf_str(&m->key[KEY_DEVICE]));
 }
 
-/* Index of the first series not below the key in m->key[]; *found. */
-static size_t lower_bound(const struct fsm_metrics *m,
-			  const struct fsm_labels *l, bool *found)
+/* The series with the labels in m->key[] in the list of @head. */
+static struct fsm_series *lookup(const struct fsm_metrics *m,
+				 struct fsm_series **head)
 {
-	size_t lo = 0, hi = m->n;
+	struct fsm_series *s = head ? *head : NULL;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	while (s && !same_labels(s, m))
+		s = s->next;
+	return s;
+}
 
-		if (cmp_key(&m->v[mid], m, l) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < m->n && cmp_key(&m->v[lo], m, l) == 0;
-	return lo;
+static struct fsm_key key_of(const struct fsm_labels *l)
+{
+	return (struct fsm_key){ l->major, l->minor, l->warning };
 }
 
 const struct fsm_series *fsm_metrics_find(struct fsm_metrics *m,
 					  const struct fsm_labels *l)
 {
-	bool found;
-	size_t i;
+	struct fsm_key k = key_of(l);
 
-	if (render_key(m, l) < 0)
+	if (!m->acct || render_key(m, l) < 0)
 		return NULL;
-	i = lower_bound(m, l, &found);
-	return found ? &m->v[i] : NULL;
+	return lookup(m, fsm_acct_series(m->acct, &k, false));
 }
 
-/* Append m->key[@i] with its NUL to the strings; its offset in *off. */
-static int keep(struct fsm_metrics *m, int i, size_t *off)
-{
-	*off = m->strings.len;
-	return fsm_buf_append(&m->strings, fsm_buf_str(&m->key[i]),
-			      m->key[i].len + 1);
-}
-
-static int insert(struct fsm_metrics *m, size_t at, const struct fsm_labels *l,
+static int insert(struct fsm_metrics *m, const struct fsm_labels *l,
 		  uint64_t count, uint64_t ts_ns)
 {
-	struct fsm_series s = {
-		.major = l->major, .minor = l->minor, .warning = l->warning,
-		.count = count, .last_ns = ts_ns,
-	};
-	size_t mark = m->strings.len;
+	size_t len[3], size = sizeof(struct fsm_series);
+	struct fsm_key k = key_of(l);
+	struct fsm_series **head, *s;
+	char *p;
 
 	if (m->n >= m->max) {
 		m->untracked++;
 		return -1;
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct fsm_series *v;
-
-		if (cap > SIZE_MAX / sizeof(*v))
+	for (int i = 0; i < 3; i++) {
+		len[i] = m->key[i].len;
+		if (len[i] >= SIZE_MAX / 4 - size)
 			return -1;
-		v = realloc(m->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		m->v = v;
-		m->cap = cap;
+		size += len[i] + 1;
 	}
-	if (keep(m, KEY_DEVICE, &s.device) < 0 ||
-	    keep(m, KEY_FSTYPE, &s.fstype) < 0 ||
-	    keep(m, KEY_UUID, &s.uuid) < 0) {
-		/* Forget the part that went in; the buffer stays usable. */
-		m->strings.len = mark;
-		m->strings.oom = false;
+	head = fsm_acct_series(m->acct, &k, true);
+	if (!head) {
+		m->untracked++;
 		return -1;
 	}
-	memmove(&m->v[at + 1], &m->v[at], (m->n - at) * sizeof(*m->v));
-	m->v[at] = s;
+	s = malloc(size);
+	if (!s) {
+		/* A key added for it and left empty goes at the next prune. */
+		return -1;
+	}
+	*s = (struct fsm_series){
+		.major = l->major, .minor = l->minor, .warning = l->warning,
+		.count = count, .last_ns = ts_ns,
+	};
+	p = s->text;
+	s->device = p;
+	memcpy(p, fsm_buf_str(&m->key[KEY_DEVICE]), len[KEY_DEVICE] + 1);
+	p += len[KEY_DEVICE] + 1;
+	s->fstype = p;
+	memcpy(p, fsm_buf_str(&m->key[KEY_FSTYPE]), len[KEY_FSTYPE] + 1);
+	p += len[KEY_FSTYPE] + 1;
+	s->uuid = p;
+	memcpy(p, fsm_buf_str(&m->key[KEY_UUID]), len[KEY_UUID] + 1);
+	s->next = *head;
+	*head = s;
 	m->n++;
 	m->changed = true;
 	return 0;
@@ -191,16 +191,20 @@ static int insert(struct fsm_metrics *m, size_t at, const struct fsm_labels *l,
 int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
 			uint64_t count, uint64_t ts_ns)
 {
+	struct fsm_key k = key_of(l);
 	struct fsm_series *s;
-	bool found;
-	size_t i;
 
+	if (!m->acct) {
+		m->acct = fsm_acct_new(FSM_ACCT_DEFAULT_MAX_KEYS);
+		if (!m->acct)
+			return -1;
+		m->own_acct = true;
+	}
 	if (render_key(m, l) < 0)
 		return -1;
-	i = lower_bound(m, l, &found);
-	if (!found)
-		return insert(m, i, l, count, ts_ns);
-	s = &m->v[i];
+	s = lookup(m, fsm_acct_series(m->acct, &k, false));
+	if (!s)
+		return insert(m, l, count, ts_ns);
 	if (count > s->count) {
 		s->count = count;
 		if (ts_ns > s->last_ns)
@@ -218,12 +222,19 @@ int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
 	return 0;
 }
 
-static void labels(struct fsm_buf *b, const struct fsm_metrics *m,
-		   const struct fsm_series *s)
+static int cmp_dev(uint32_t amaj, uint32_t amin, uint32_t bmaj, uint32_t bmin)
+{
+	if (amaj != bmaj)
+		return amaj < bmaj ? -1 : 1;
+	if (amin != bmin)
+		return amin < bmin ? -1 : 1;
+	return 0;
+}
+
+static void labels(struct fsm_buf *b, const struct fsm_series *s)
 {
 	fsm_buf_printf(b, "{dev=\"%u:%u\",device=\"%s\",fstype=\"%s\",uuid=\"%s\",warning=\"",
-		       s->major, s->minor, str(m, s->device), str(m, s->fstype),
-		       str(m, s->uuid));
+		       s->major, s->minor, s->device, s->fstype, s->uuid);
 	fsm_format_warning_name(b, s->warning);
 	fsm_buf_puts(b, "\"}");
 }
@@ -241,24 +252,60 @@ static void seconds(struct fsm_buf *b, uint64_t ns)
 		       (unsigned long long)(ns % NSEC_PER_SEC));
 }
 
+/* The order of the file: device number, warning type, then the labels. */
+static int cmp_series(const void *a, const void *b)
+{
+	const struct fsm_series *x = *(const struct fsm_series *const *)a;
+	const struct fsm_series *y = *(const struct fsm_series *const *)b;
+	int c = cmp_dev(x->major, x->minor, y->major, y->minor);
+
+	if (c)
+		return c;
+	if (x->warning != y->warning)
+		return x->warning < y->warning ? -1 : 1;
+	if ((c = strcmp(x->uuid, y->uuid)))
+		return c;
+	if ((c = strcmp(x->fstype, y->fstype)))
+		return c;
+	return strcmp(x->device, y->device);
+}
+
 int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b)
 {
+	const struct fsm_series **v = NULL;
+	size_t n = 0;
+
+	if (m->acct && m->n) {
+		struct fsm_series **h;
+		size_t pos = 0;
+
+		v = calloc(m->n, sizeof(*v));
+		if (!v) {
+			b->oom = true;
+			return -1;
+		}
+		while ((h = fsm_acct_next_series(m->acct, &pos)))
+			for (const struct fsm_series *s = *h; s && n < m->n; s = s->next)
+				v[n++] = s;
+		qsort(v, n, sizeof(*v), cmp_series);
+	}
 	family(b, "fsmsg_warnings_total", "counter",
 	       "Warnings (out of space, errors, shutdowns) the kernel counted on the filesystem since it was mounted, whether fsmsg received them as messages or not.");
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		fsm_buf_puts(b, "fsmsg_warnings_total");
-		labels(b, m, &m->v[i]);
-		fsm_buf_printf(b, " %llu\n", (unsigned long long)m->v[i].count);
+		labels(b, v[i]);
+		fsm_buf_printf(b, " %llu\n", (unsigned long long)v[i]->count);
 	}
 	family(b, "fsmsg_last_warning_timestamp_seconds", "gauge",
 	       "Time of the latest such warning in seconds since the epoch; no series until there was one.");
-	for (size_t i = 0; i < m->n; i++) {
-		if (!m->v[i].last_ns)
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i]->last_ns)
 			continue;
 		fsm_buf_puts(b, "fsmsg_last_warning_timestamp_seconds");
-		labels(b, m, &m->v[i]);
-		seconds(b, m->v[i].last_ns);
+		labels(b, v[i]);
+		seconds(b, v[i]->last_ns);
 	}
+	free(v);
 	family(b, "fsmsg_missed_warnings_total", "counter",
 	       "Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).");
 	fsm_buf_printf(b, "fsmsg_missed_warnings_total %llu\n",

@@ -7,10 +7,13 @@
  * and written atomically. No global state.
  *
  * A series is identified by its rendered labels: dev (MAJ:MIN), device,
- * fstype, uuid and warning. It is never removed while fsmsg runs (a Prometheus
- * counter must not disappear or go backwards), so an unmounted filesystem
- * keeps its series until fsmsg restarts, and a different filesystem later
- * mounted on the same device number gets series of its own.
+ * fstype, uuid and warning. Series live in the accounting's hash table,
+ * under their (filesystem, type) key (accounting.h): one table for both,
+ * sorted only when the file is rendered. A series is never removed
+ * while fsmsg runs (a Prometheus counter must not disappear or go
+ * backwards), so an unmounted filesystem keeps its series until fsmsg
+ * restarts, and a different filesystem later mounted on the same device
+ * number gets series of its own.
  */
 #ifndef FSMSG_METRICS_H
 #define FSMSG_METRICS_H
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "accounting.h"
 #include "event.h"
 #include "format.h"
 
@@ -35,23 +39,13 @@ struct fsm_labels {
 	uint8_t uuid[FSM_UUID_LEN];
 };
 
-struct fsm_series {
-	uint32_t major;
-	uint32_t minor;
-	uint32_t warning;
-	/* Rendered (escaped) label values, as offsets into the table's
-	 * strings; uuid is "" when the filesystem has none. */
-	size_t device;
-	size_t fstype;
-	size_t uuid;
-	uint64_t count;		/* the kernel's cumulative count */
-	uint64_t last_ns;	/* latest warning, CLOCK_REALTIME; 0: none */
-};
-
 struct fsm_metrics {
-	struct fsm_series *v;	/* sorted by major, minor, warning, labels */
-	size_t n;
-	size_t cap;
+	/* The table the series live in: the monitor's, shared once it
+	 * observes (fsm_metrics_share), else one of its own made on the
+	 * first observation. NULL: no series yet. */
+	struct fsm_acct *acct;
+	bool own_acct;
+	size_t n;		/* series */
 	size_t max;
 	uint64_t untracked;	/* observations of series beyond @max */
 	uint64_t start_ns;	/* fsmsg_start_time_seconds */
@@ -59,12 +53,19 @@ struct fsm_metrics {
 	uint64_t missed;	/* fsmsg_missed_warnings_total */
 	uint64_t rejected;	/* fsmsg_rejected_messages_total */
 	bool changed;		/* since the caller last cleared it */
-	struct fsm_buf strings;	/* the label values, NUL-terminated, packed */
 	struct fsm_buf key[3];	/* scratch: rendered device, fstype, uuid */
 };
 
 void fsm_metrics_init(struct fsm_metrics *m, uint64_t start_ns, size_t max);
+/* Frees its table if it is its own; a shared one is the monitor's. */
 void fsm_metrics_free(struct fsm_metrics *m);
+
+/*
+ * Keep the series in @acct (the monitor's table, which then owns them)
+ * from now on. A table of its own is freed with its series, which are
+ * then lost: share before the first observation.
+ */
+void fsm_metrics_share(struct fsm_metrics *m, struct fsm_acct *acct);
 
 /*
  * The kernel says the count of @l is @count, its latest warning at @ts_ns
@@ -86,7 +87,8 @@ const struct fsm_series *fsm_metrics_find(struct fsm_metrics *m,
  * \ " and newline escaped, bytes that are not UTF-8 written as \xNN. */
 int fsm_prom_label_value(struct fsm_buf *b, const char *s);
 
-/* The whole file. Returns 0, or -1 when out of memory. */
+/* The whole file, the series sorted by device number, warning type, uuid,
+ * fstype and device. Returns 0, or -1 when out of memory. */
 int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b);
 
 /*

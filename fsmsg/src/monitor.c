@@ -122,10 +122,18 @@ static void metrics_full(struct fsm_monitor *m)
 				   "out of memory: a series is missing from the metrics file");
 }
 
+/* The metrics, their series in the accounting's table; NULL: none. */
+static struct fsm_metrics *metrics(struct fsm_monitor *m)
+{
+	if (m->metrics)
+		fsm_metrics_share(m->metrics, m->acct);
+	return m->metrics;
+}
+
 static void observe(struct fsm_monitor *m, const struct fsm_labels *l,
 		    uint64_t count, uint64_t ts_ns)
 {
-	if (m->metrics && fsm_metrics_observe(m->metrics, l, count, ts_ns) < 0)
+	if (metrics(m) && fsm_metrics_observe(m->metrics, l, count, ts_ns) < 0)
 		metrics_full(m);
 }
 

@@ -1092,6 +1092,49 @@ static void test_accounting(void)
 		}
 		ok(all && fsm_acct_size(a) == 3000, "3000 keys survive table growth");
 	}
+	/* Keys of the metrics only (no accounting state): in the same table,
+	 * not accounted, gone at a prune once they have no series. */
+	{
+		bool all = true, none = true;
+		struct fsm_key kk = { 9, 0, 1 };
+
+		for (uint32_t i = 0; i < 1000; i++) {
+			kk.minor = i;
+			all = all && fsm_acct_series(a, &kk, true) &&
+			      !*fsm_acct_series(a, &kk, false);
+			none = none && !fsm_acct_get(a, &kk, &last);
+		}
+		ok(all && none && fsm_acct_size(a) == 4000,
+		   "metrics-only keys: in the table, without a count");
+		kk.minor = 7;
+		ok(fsm_acct_event(a, &kk, 5, 1, TS, &missed) == 0 && missed == 3 &&
+		   fsm_acct_get(a, &kk, &last) && last == 5,
+		   "an event on a metrics-only key: accounted as a new key");
+		ok(fsm_acct_prune(a) == 0 && fsm_acct_size(a) == 3001,
+		   "prune: the keys with neither state nor series go");
+		all = true;
+		for (uint32_t i = 0; i < 3000 && all; i++) {
+			struct fsm_key k8 = { 8, i, 1 + i % 3 };
+
+			all = fsm_acct_get(a, &k8, &last) && last == i;
+		}
+		kk.minor = 8;
+		ok(all && fsm_acct_get(a, &(struct fsm_key){ 9, 7, 1 }, &last) &&
+		   last == 5 && !fsm_acct_series(a, &kk, false),
+		   "prune: every count survives the rebuild");
+		ok(fsm_acct_prune(a) == 0 && fsm_acct_size(a) == 3001,
+		   "prune again: nothing to remove");
+	}
+	fsm_acct_free(a);
+
+	/* A key made by the metrics counts toward the bound. */
+	a = fsm_acct_new(1);
+	ok(fsm_acct_series(a, &k, true) && !fsm_acct_series(a, &k2, true) &&
+	   fsm_acct_untracked(a) == 0,
+	   "full table: no key for a series, not counted as untracked");
+	ok(fsm_acct_seed(a, &k, 4, TS) == 0 && fsm_acct_get(a, &k, &last) &&
+	   last == 4 && fsm_acct_size(a) == 1,
+	   "seed on the metrics' key: the same entry");
 	fsm_acct_free(a);
 }
 
@@ -2165,6 +2208,43 @@ static void test_metrics_monitor(void)
 		"fsmsg_warnings_total{" L_VDB ",warning=\"meta-enospc\"} 27\n",
 		"rendered: the metadata counter");
 	fsm_buf_free(&b);
+	cap_free(&c);
+	fsm_metrics_free(&met);
+	fsm_fs_list_free(&l);
+	fsm_fs_list_free(&later);
+}
+
+/* The monitor and its metrics share one table of (filesystem, type). */
+static void test_metrics_one_table(void)
+{
+	struct fsm_fs_list l = { 0 }, later = { 0 };
+	struct fsm_metrics met;
+	struct capture c;
+
+	make_rows(&l);
+	cap_init(&c, false);
+	fsm_metrics_init(&met, RECV, 64);
+	c.m.metrics = &met;
+	fsm_filter_add_fstype(&c.f, "ext4");
+	fsm_filter_add_fstype(&c.f, "btrfs");
+	fsm_monitor_seed(&c.m, &l);
+	ok(met.acct == c.m.acct && met.n == 6 && fsm_acct_size(c.m.acct) == 9,
+	   "one table: 9 keys accounted, 6 of them with a series");
+	/* 8:1 mounted since the seed, seen in a refresh: keys for its
+	 * series, without accounting state. */
+	{
+		struct fsm_error err;
+		struct raw r = { 0 };
+		uint64_t last = 0;
+
+		raw_fs_row(&r, 8, 1, "ext4", "sda1", NULL, counts_b, lasts_b);
+		fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+		raw_free(&r);
+		fsm_monitor_refresh(&c.m, &later);
+		ok(met.n == 9 && fsm_acct_size(c.m.acct) == 12 &&
+		   !fsm_acct_get(c.m.acct, &(struct fsm_key){ 8, 1, 1 }, &last),
+		   "refresh: a new filesystem's series, keys without accounting");
+	}
 	cap_free(&c);
 	fsm_metrics_free(&met);
 	fsm_fs_list_free(&l);
@@ -3563,6 +3643,7 @@ int main(void)
 	test_metrics_observe();
 	test_metrics_escaping();
 	test_metrics_monitor();
+	test_metrics_one_table();
 	test_textfile();
 	test_journal();
 	test_monitor_journal();
