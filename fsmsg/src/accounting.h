@@ -49,6 +49,7 @@ struct fsm_series {
 	const char *uuid;
 	uint64_t count;		/* the kernel's cumulative count */
 	uint64_t last_ns;	/* latest warning, CLOCK_REALTIME; 0: none */
+	bool gone;		/* not in the kernel's latest list */
 	char text[];
 };
 

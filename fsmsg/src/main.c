@@ -188,6 +188,7 @@ static void write_metrics(struct app *app)
 			app->werr_stage = NULL;
 			app->werr_errno = 0;
 			app->metrics.changed = false;
+			fsm_metrics_written(&app->metrics);
 			app->heartbeat_due = false;
 			app->next_write = t + METRICS_MIN_INTERVAL_NS;
 			return;

@@ -205,6 +205,7 @@ int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
 	s = lookup(m, fsm_acct_series(m->acct, &k, false));
 	if (!s)
 		return insert(m, l, count, ts_ns);
+	s->gone = false;
 	if (count > s->count) {
 		s->count = count;
 		if (ts_ns > s->last_ns)
@@ -229,6 +230,94 @@ static int cmp_dev(uint32_t amaj, uint32_t amin, uint32_t bmaj, uint32_t bmin)
 	if (amin != bmin)
 		return amin < bmin ? -1 : 1;
 	return 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct fsm_fs *x = *(const struct fsm_fs *const *)a;
+	const struct fsm_fs *y = *(const struct fsm_fs *const *)b;
+
+	return cmp_dev(x->major, x->minor, y->major, y->minor);
+}
+
+/* Whether a row of @rows (sorted by device number) is the filesystem of @s. */
+static bool listed(struct fsm_metrics *m, const struct fsm_series *s,
+		   const struct fsm_fs *const *rows, size_t n)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_dev(rows[mid]->major, rows[mid]->minor, s->major, s->minor) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && !cmp_dev(rows[lo]->major, rows[lo]->minor,
+				  s->major, s->minor); lo++) {
+		const struct fsm_fs *fs = rows[lo];
+		struct fsm_labels l = {
+			.major = fs->major, .minor = fs->minor,
+			.fstype = fs->fstype, .device = fs->device,
+			.has_uuid = fs->has_uuid,
+		};
+
+		memcpy(l.uuid, fs->uuid, sizeof(l.uuid));
+		/* Out of memory: count it as listed, so nothing is lost. */
+		if (render_key(m, &l) < 0 || same_labels(s, m))
+			return true;
+	}
+	return false;
+}
+
+int fsm_metrics_mounted(struct fsm_metrics *m, const struct fsm_fs *rows,
+			size_t n)
+{
+	const struct fsm_fs **v = NULL;
+	struct fsm_series **h;
+	size_t pos = 0;
+
+	if (!m->acct || !m->n)
+		return 0;
+	if (n && !(v = calloc(n, sizeof(*v))))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		v[i] = &rows[i];
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_row);
+	while ((h = fsm_acct_next_series(m->acct, &pos)))
+		for (struct fsm_series *s = *h; s; s = s->next)
+			if (!s->gone && !listed(m, s, v, n))
+				s->gone = true;
+	free(v);
+	return 0;
+}
+
+void fsm_metrics_written(struct fsm_metrics *m)
+{
+	struct fsm_series **h;
+	size_t pos = 0, dropped = 0;
+
+	if (!m->acct)
+		return;
+	while ((h = fsm_acct_next_series(m->acct, &pos))) {
+		while (*h) {
+			struct fsm_series *s = *h;
+
+			if (!s->gone) {
+				h = &s->next;
+				continue;
+			}
+			*h = s->next;
+			free(s);
+			dropped++;
+		}
+	}
+	m->n -= dropped;
+	/* Out of memory: the empty keys stay until a later prune. */
+	if (dropped)
+		fsm_acct_prune(m->acct);
 }
 
 static void labels(struct fsm_buf *b, const struct fsm_series *s)

@@ -9,11 +9,12 @@
  * A series is identified by its rendered labels: dev (MAJ:MIN), device,
  * fstype, uuid and warning. Series live in the accounting's hash table,
  * under their (filesystem, type) key (accounting.h): one table for both,
- * sorted only when the file is rendered. A series is never removed
- * while fsmsg runs (a Prometheus counter must not disappear or go
- * backwards), so an unmounted filesystem keeps its series until fsmsg
- * restarts, and a different filesystem later mounted on the same device
- * number gets series of its own.
+ * sorted only when the file is rendered. A series is kept while its
+ * filesystem is in the kernel's list (a Prometheus counter must not
+ * disappear or go backwards); once a dump no longer lists it (unmounted),
+ * the next file written still has its final values, and the series is
+ * dropped after that. A different filesystem later mounted on the same
+ * device number gets series of its own.
  */
 #ifndef FSMSG_METRICS_H
 #define FSMSG_METRICS_H
@@ -78,6 +79,22 @@ void fsm_metrics_share(struct fsm_metrics *m, struct fsm_acct *acct);
  */
 int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
 			uint64_t count, uint64_t ts_ns);
+
+/*
+ * The kernel's list of mounted filesystems is @rows (a complete dump):
+ * the series of a filesystem not in it (same device number and the same
+ * device, fstype and uuid labels) are marked gone; a later observation of
+ * theirs unmarks them. Returns 0, or -1 when out of memory (nothing marked).
+ */
+int fsm_metrics_mounted(struct fsm_metrics *m, const struct fsm_fs *rows,
+			size_t n);
+
+/*
+ * The file rendered last was written: drop the series marked gone (their
+ * final values are in it), and the table keys left with nothing. The
+ * file goes on having them until it is next rewritten.
+ */
+void fsm_metrics_written(struct fsm_metrics *m);
 
 /* The series of @l, or NULL. (Not const: it renders into m->key.) */
 const struct fsm_series *fsm_metrics_find(struct fsm_metrics *m,

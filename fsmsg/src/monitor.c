@@ -379,6 +379,9 @@ void fsm_monitor_seed(struct fsm_monitor *m, const struct fsm_fs_list *l)
 void fsm_monitor_refresh(struct fsm_monitor *m, const struct fsm_fs_list *l)
 {
 	observe_rows(m, l);
+	if (metrics(m) && fsm_metrics_mounted(m->metrics, l->v, l->n) < 0)
+		fsm_monitor_report(m, LOG_ERR,
+				   "out of memory: the series of unmounted filesystems stay in the metrics file for now");
 }
 
 void fsm_monitor_overrun(struct fsm_monitor *m)

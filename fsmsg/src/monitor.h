@@ -33,7 +33,8 @@ struct fsm_monitor {
 	void *log_arg;
 	fsm_sink_fn sink;	/* NULL: no journal */
 	void *sink_arg;
-	/* Series of the metrics file, owned by the caller; NULL: none. */
+	/* The metrics file, owned by the caller; NULL: none. Its series
+	 * live in @acct (fsm_metrics_share). */
 	struct fsm_metrics *metrics;
 	const struct fsm_filter *filter;	/* required */
 	int family;		/* resolved family id, 0: any */
@@ -117,7 +118,9 @@ void fsm_monitor_seed(struct fsm_monitor *m, const struct fsm_fs_list *l);
 /*
  * A later dump for the metrics only: counts the kernel has that no message
  * brought yet (warnings it holds back by rate limiting), filesystems
- * mounted since. The accounting of missed warnings is left alone.
+ * mounted since, and those no longer mounted, whose series go once the
+ * file was written (fsm_metrics_written). The accounting of missed
+ * warnings is left alone.
  */
 void fsm_monitor_refresh(struct fsm_monitor *m, const struct fsm_fs_list *l);
 

@@ -2214,12 +2214,125 @@ static void test_metrics_monitor(void)
 	fsm_fs_list_free(&later);
 }
 
+static struct fsm_fs mounted_fs(uint32_t major, uint32_t minor,
+				const char *fstype, const char *device, bool uuid)
+{
+	struct fsm_fs fs = {
+		.major = major, .minor = minor, .has_uuid = uuid,
+		.fstype = fstype, .device = device,
+	};
+
+	memcpy(fs.uuid, test_uuid, sizeof(fs.uuid));
+	return fs;
+}
+
+/* Unmounted filesystems: their series go once written with final values. */
+static void test_metrics_gone(void)
+{
+	struct fsm_metrics m;
+	struct fsm_labels l;
+	struct fsm_fs rows[3];
+	struct fsm_buf b;
+
+	fsm_metrics_init(&m, RECV, 16);
+	fsm_buf_init(&b);
+	ok(fsm_metrics_mounted(&m, NULL, 0) == 0, "gone: no series, nothing to do");
+	fsm_metrics_written(&m);
+	l = lab(254, 16, 2, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 3, TS);
+	l = lab(254, 16, 1, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 0, 0);
+	l = lab(0, 45, 1, "btrfs", "vdc", false);
+	fsm_metrics_observe(&m, &l, 12, TS + 1);
+	l = lab(254, 16, 9, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 1, 1000000000ULL);
+
+	/* 0:45 unmounted; 254:16 listed (without a counter of type 9), and
+	 * rows of other filesystems, one on 0:45's number's neighbour. */
+	rows[0] = mounted_fs(8, 1, "xfs", "sda1", false);
+	rows[1] = mounted_fs(254, 16, "ext4", "vdb", true);
+	rows[2] = mounted_fs(0, 46, "btrfs", "vdc", false);
+	ok(fsm_metrics_mounted(&m, rows, 3) == 0 && m.n == 4,
+	   "gone: marked, nothing dropped yet");
+	fsm_metrics_render(&m, &b);
+	has_str(fsm_buf_str(&b),
+		"fsmsg_warnings_total{" L_VDC ",warning=\"enospc\"} 12\n",
+		"gone: the next file written still has the final value");
+	fsm_metrics_written(&m);
+	fsm_buf_reset(&b);
+	fsm_metrics_render(&m, &b);
+	is_str(fsm_buf_str(&b),
+	       HELP_WARNINGS
+	       "fsmsg_warnings_total{" L_VDB ",warning=\"enospc\"} 0\n"
+	       "fsmsg_warnings_total{" L_VDB ",warning=\"meta-enospc\"} 3\n"
+	       "fsmsg_warnings_total{" L_VDB ",warning=\"unknown-9\"} 1\n"
+	       HELP_LAST
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",warning=\"meta-enospc\"} 1796283771.123456789\n"
+	       "fsmsg_last_warning_timestamp_seconds{" L_VDB ",warning=\"unknown-9\"} 1.000000000\n"
+	       HELP_TAIL(0, 0),
+	       "gone: after that write, its series are dropped; a listed filesystem keeps all its series");
+	check_exposition(fsm_buf_str(&b), "gone: after the drop");
+	ok(m.n == 3 && fsm_acct_size(m.acct) == 3,
+	   "gone: the series count and the table follow");
+
+	/* Mounted again before the write: it stays. */
+	l = lab(0, 45, 1, "btrfs", "vdc", false);
+	fsm_metrics_observe(&m, &l, 2, TS + 100000000000ULL);
+	fsm_metrics_mounted(&m, rows, 2);
+	fsm_metrics_observe(&m, &l, 3, TS + 100000000001ULL);
+	fsm_metrics_written(&m);
+	ok(m.n == 4 && fsm_metrics_find(&m, &l) && fsm_metrics_find(&m, &l)->count == 3,
+	   "gone: observed again before the write, kept");
+
+	/* Another filesystem on the same device number: the old one's go. */
+	rows[1] = mounted_fs(254, 16, "xfs", "vdb", false);
+	rows[2] = mounted_fs(0, 45, "btrfs", "vdc", false);
+	fsm_metrics_mounted(&m, rows, 3);
+	fsm_metrics_written(&m);
+	ok(m.n == 1 && fsm_metrics_find(&m, &l) && fsm_acct_size(m.acct) == 1,
+	   "gone: same device number, other labels: its series are dropped");
+	/* A renamed device is another series too. */
+	rows[2] = mounted_fs(0, 45, "btrfs", "vdc2", false);
+	fsm_metrics_mounted(&m, rows, 3);
+	fsm_metrics_written(&m);
+	ok(m.n == 0 && fsm_acct_size(m.acct) == 0, "gone: every series dropped");
+	fsm_buf_reset(&b);
+	fsm_metrics_render(&m, &b);
+	is_str(fsm_buf_str(&b), HELP_WARNINGS HELP_LAST HELP_TAIL(0, 0),
+	       "gone: none left, every family still there");
+
+	/* Attach and detach 1000 times: the file does not grow. */
+	{
+		bool small = true;
+
+		for (uint32_t i = 0; i < 1000 && small; i++) {
+			struct fsm_fs fs = mounted_fs(7, i, "ext4", "loop", true);
+
+			for (uint32_t w = 1; w <= 6; w++) {
+				l = lab(7, i, w, "ext4", "loop", true);
+				fsm_metrics_observe(&m, &l, w, TS + w);
+			}
+			fsm_metrics_mounted(&m, &fs, 1);
+			fsm_metrics_written(&m);
+			small = m.n == 6 && fsm_acct_size(m.acct) == 6;
+		}
+		ok(small && m.untracked == 0,
+		   "gone: 1000 loop devices attached and detached in turn, 6 series at a time, under a bound of 16");
+	}
+	fsm_buf_free(&b);
+	fsm_metrics_free(&m);
+}
+
 /* The monitor and its metrics share one table of (filesystem, type). */
 static void test_metrics_one_table(void)
 {
 	struct fsm_fs_list l = { 0 }, later = { 0 };
 	struct fsm_metrics met;
+	struct fsm_labels key;
+	struct fsm_error err;
 	struct capture c;
+	struct raw r = { 0 };
+	uint64_t last = 0;
 
 	make_rows(&l);
 	cap_init(&c, false);
@@ -2230,21 +2343,43 @@ static void test_metrics_one_table(void)
 	fsm_monitor_seed(&c.m, &l);
 	ok(met.acct == c.m.acct && met.n == 6 && fsm_acct_size(c.m.acct) == 9,
 	   "one table: 9 keys accounted, 6 of them with a series");
-	/* 8:1 mounted since the seed, seen in a refresh: keys for its
-	 * series, without accounting state. */
-	{
-		struct fsm_error err;
-		struct raw r = { 0 };
-		uint64_t last = 0;
 
-		raw_fs_row(&r, 8, 1, "ext4", "sda1", NULL, counts_b, lasts_b);
-		fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
-		raw_free(&r);
-		fsm_monitor_refresh(&c.m, &later);
-		ok(met.n == 9 && fsm_acct_size(c.m.acct) == 12 &&
-		   !fsm_acct_get(c.m.acct, &(struct fsm_key){ 8, 1, 1 }, &last),
-		   "refresh: a new filesystem's series, keys without accounting");
+	/* 0:45 unmounted; 8:1 mounted since the seed, seen in the refresh. */
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_a, lasts_a);
+	fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	raw_fs_row(&r, 8, 1, "ext4", "sda1", NULL, counts_b, lasts_b);
+	fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	fsm_monitor_refresh(&c.m, &later);
+	ok(met.n == 9 && fsm_acct_size(c.m.acct) == 12 &&
+	   !fsm_acct_get(c.m.acct, &(struct fsm_key){ 8, 1, 1 }, &last),
+	   "refresh: a new filesystem's series, keys without accounting");
+	fsm_metrics_written(&met);
+	key = lab(0, 45, 1, "btrfs", "vdc", false);
+	ok(met.n == 6 && !fsm_metrics_find(&met, &key) &&
+	   fsm_acct_get(c.m.acct, &(struct fsm_key){ 0, 45, 1 }, &last) &&
+	   last == 12 && fsm_acct_size(c.m.acct) == 12,
+	   "written: the unmounted filesystem's series dropped, its accounting kept");
+	/* A message of it still queued: its count follows the last known
+	 * one, so nothing was missed (with the key forgotten, 12 would be). */
+	{
+		uint64_t missed = 1;
+
+		ok(fsm_acct_event(c.m.acct, &(struct fsm_key){ 0, 45, 1 }, 13, 0,
+				  TS + 3, &missed) == 0 && missed == 0,
+		   "queued message after the drop: nothing missed");
 	}
+
+	/* The refresh without 8:1: its keys go with its series. */
+	fsm_fs_list_free(&later);
+	raw_fs_row(&r, 254, 16, "ext4", "vdb", test_uuid, counts_a, lasts_a);
+	fsm_fs_list_add(&later, r.buf, r.len, TEST_FAMILY, &err);
+	raw_free(&r);
+	fsm_monitor_refresh(&c.m, &later);
+	fsm_metrics_written(&met);
+	ok(met.n == 3 && fsm_acct_size(c.m.acct) == 9,
+	   "written: a filesystem known to the metrics only leaves no key");
 	cap_free(&c);
 	fsm_metrics_free(&met);
 	fsm_fs_list_free(&l);
@@ -3643,6 +3778,7 @@ int main(void)
 	test_metrics_observe();
 	test_metrics_escaping();
 	test_metrics_monitor();
+	test_metrics_gone();
 	test_metrics_one_table();
 	test_textfile();
 	test_journal();
