@@ -288,8 +288,11 @@ int fsm_metrics_mounted(struct fsm_metrics *m, const struct fsm_fs *rows,
 		qsort(v, n, sizeof(*v), cmp_row);
 	while ((h = fsm_acct_next_series(m->acct, &pos)))
 		for (struct fsm_series *s = *h; s; s = s->next)
-			if (!s->gone && !listed(m, s, v, n))
+			if (!s->gone && !listed(m, s, v, n)) {
+				/* Written once more with its final values. */
 				s->gone = true;
+				m->changed = true;
+			}
 	free(v);
 	return 0;
 }
@@ -315,9 +318,12 @@ void fsm_metrics_written(struct fsm_metrics *m)
 		}
 	}
 	m->n -= dropped;
-	/* Out of memory: the empty keys stay until a later prune. */
-	if (dropped)
-		fsm_acct_prune(m->acct);
+	if (!dropped)
+		return;
+	/* The next file leaves them out. Out of memory: the empty keys
+	 * stay until a later prune. */
+	m->changed = true;
+	fsm_acct_prune(m->acct);
 }
 
 static void labels(struct fsm_buf *b, const struct fsm_series *s)

@@ -12,8 +12,8 @@
  * sorted only when the file is rendered. A series is kept while its
  * filesystem is in the kernel's list (a Prometheus counter must not
  * disappear or go backwards); once a dump no longer lists it (unmounted),
- * the next file written still has its final values, and the series is
- * dropped after that. A different filesystem later mounted on the same
+ * the file is written once more with its final values, and again without
+ * it. A different filesystem later mounted on the same
  * device number gets series of its own.
  */
 #ifndef FSMSG_METRICS_H
@@ -84,15 +84,16 @@ int fsm_metrics_observe(struct fsm_metrics *m, const struct fsm_labels *l,
  * The kernel's list of mounted filesystems is @rows (a complete dump):
  * the series of a filesystem not in it (same device number and the same
  * device, fstype and uuid labels) are marked gone; a later observation of
- * theirs unmarks them. Returns 0, or -1 when out of memory (nothing marked).
+ * theirs unmarks them. Marking one sets @changed: the next file has
+ * their final values. Returns 0, or -1 when out of memory (nothing marked).
  */
 int fsm_metrics_mounted(struct fsm_metrics *m, const struct fsm_fs *rows,
 			size_t n);
 
 /*
  * The file rendered last was written: drop the series marked gone (their
- * final values are in it), and the table keys left with nothing. The
- * file goes on having them until it is next rewritten.
+ * final values are in it), and the table keys left with nothing. Dropping
+ * sets @changed: the next file leaves them out.
  */
 void fsm_metrics_written(struct fsm_metrics *m);
 

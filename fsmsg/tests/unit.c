@@ -2252,13 +2252,20 @@ static void test_metrics_gone(void)
 	rows[0] = mounted_fs(8, 1, "xfs", "sda1", false);
 	rows[1] = mounted_fs(254, 16, "ext4", "vdb", true);
 	rows[2] = mounted_fs(0, 46, "btrfs", "vdc", false);
-	ok(fsm_metrics_mounted(&m, rows, 3) == 0 && m.n == 4,
-	   "gone: marked, nothing dropped yet");
+	m.changed = false;
+	ok(fsm_metrics_mounted(&m, rows, 3) == 0 && m.n == 4 && m.changed,
+	   "gone: marked, nothing dropped yet, the file to be written again");
 	fsm_metrics_render(&m, &b);
 	has_str(fsm_buf_str(&b),
 		"fsmsg_warnings_total{" L_VDC ",warning=\"enospc\"} 12\n",
 		"gone: the next file written still has the final value");
+	m.changed = false;
 	fsm_metrics_written(&m);
+	ok(m.changed, "gone: dropped after the write, the file to be written again");
+	m.changed = false;
+	fsm_metrics_mounted(&m, rows, 3);
+	fsm_metrics_written(&m);
+	ok(!m.changed, "gone: marked already, nothing new: no change");
 	fsm_buf_reset(&b);
 	fsm_metrics_render(&m, &b);
 	is_str(fsm_buf_str(&b),
