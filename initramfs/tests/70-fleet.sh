@@ -105,3 +105,76 @@ t_fleet_prometheus() {
 	fsmsg_stop
 }
 case_add t_fleet_prometheus "fleet: the Prometheus metrics file is valid and equals the kernel's counters after a fill and across an fsmsg restart"
+
+# prom_has_dev DEV: the file has a series of the filesystem on DEV
+prom_has_dev() {
+	grep -q "^fsmsg_warnings_total{dev=\"$1\"," "$PROM"
+}
+
+# prom_lacks_dev DEV: it has none, and still has those of the images
+prom_lacks_dev() {
+	! prom_has_dev "$1" && prom_has_dev "$(sb_dev ext4)"
+}
+
+# prom_count_dev DEV WARNING: fsmsg_warnings_total of the filesystem on DEV
+prom_count_dev() {
+	sed -n "s/^fsmsg_warnings_total{dev=\"$1\",.*,warning=\"$2\"} \([0-9]*\)\$/\1/p" "$PROM"
+}
+
+# prom_count_is DEV WARNING N
+prom_count_is() {
+	[ "$(prom_count_dev "$1" "$2")" = "$3" ]
+}
+
+# A filesystem on a device-mapper device (a dynamic major) that is
+# unmounted and detached: its series go from the file once a dump no
+# longer lists it (a warning elsewhere makes fsmsg dump a couple of
+# seconds later), and the other filesystems keep theirs. Slices 0 and 1 of
+# the dumpset disk (65-dump.sh's slice_map and slices_cleanup).
+t_fleet_prometheus_unmount() {
+	local out gone keep n
+	[ "$SLICE_COUNT" -ge 2 ] || fail "images.env has fewer than 2 dumpset slices"
+	: > /tmp/slices
+	trap slices_cleanup EXIT
+	for n in 0 1; do
+		slice_map "$n" "fsmsg_slice$n"
+		echo "$n fsmsg_slice$n" >> /tmp/slices
+		mkdir -p "/mnt/case-slice$n"
+		mount -t ext4 "$SLICE_DEV" "/mnt/case-slice$n" || fail "mount slice $n"
+	done
+	gone=$(awk '$5 == "/mnt/case-slice0" { print $3 }' /proc/self/mountinfo)
+	keep=$(awk '$5 == "/mnt/case-slice1" { print $3 }' /proc/self/mountinfo)
+	mkdir -p "${PROM%/*}"
+	rm -f "$PROM"
+	fsmsg_start --prometheus-textfile "$PROM"
+	prom_has_dev "$gone" && prom_has_dev "$keep" ||
+		fail "no series of the slices ($gone, $keep) at start"
+
+	# Both slices full (and slice 1 left full); the counts in the file.
+	for n in 0 1; do
+		out=$(alloc_test "/mnt/case-slice$n" --mode flood --flood-op write --ops 2 \
+			--keep --workdir-name case.fill 2>&1) ||
+			fail "alloc_test on slice $n: $out"
+	done
+	n=$(fsmsg --list --json -d /mnt/case-slice0 |
+		sed -n 's/.*"enospc":{"count":\([0-9]*\).*/\1/p')
+	[ -n "$n" ] && [ "$n" -gt 0 ] || fail "no enospc count on slice 0: '$n'"
+	wait_for 10 prom_count_is "$gone" enospc "$n" ||
+		fail "slice 0 enospc in the file '$(prom_count_dev "$gone" enospc)', kernel $n"
+
+	# Slice 0 goes; a warning on slice 1 makes fsmsg dump again.
+	umount /mnt/case-slice0 || fail "umount slice 0"
+	dmctl remove fsmsg_slice0 || fail "dmctl remove fsmsg_slice0"
+	sed -i '/^0 /d' /tmp/slices
+	out=$(alloc_test /mnt/case-slice1 --mode flood --no-fill --flood-op write --ops 1 \
+		--workdir-name case.more 2>&1)
+	[ "$(report enospc "$out")" = 1 ] || fail "slice 1: expected a failing write: $out"
+	wait_for 15 prom_lacks_dev "$gone" ||
+		fail "the series of slice 0 ($gone) are still in the file: $(grep -c "dev=\"$gone\"" "$PROM")"
+	prom_has_dev "$keep" || fail "the series of slice 1 ($keep) went too"
+	promcheck "$PROM" > /tmp/promcheck 2>&1 || fail "$(cat /tmp/promcheck)"
+	grep -c '^fsmsg_warnings_total{' "$PROM" > /tmp/nseries
+	note "slice 0 ($gone) left the file, slice 1 ($keep) stays; $(cat /tmp/nseries) series"
+	fsmsg_stop
+}
+case_add t_fleet_prometheus_unmount "fleet: the series of a filesystem unmounted and detached leave the metrics file, the others stay"
