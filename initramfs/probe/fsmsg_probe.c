@@ -16,7 +16,9 @@
  *                                   uuid=HEX32, warning=N, severity=N), then
  *                                   print one line per message for SECS
  *                                   seconds or until SIGTERM; no filtering of
- *                                   its own, so it shows what the kernel sent
+ *                                   its own, so it shows what the kernel sent.
+ *                                   Keys after then=PATH replace the filter,
+ *                                   on the same socket, once PATH exists
  *   fsmsg_probe group               print the events group's number
  *   fsmsg_probe join GROUP SECS     join GROUP by number and stay SECS seconds;
  *                                   print "joined GROUP" or "error ERRNO ..."
@@ -590,36 +592,67 @@ static void print_message(struct nlmsghdr *nlh)
 }
 
 /* Listen with a kernel filter; print every message the kernel sends. */
+static void watch_print(struct nlmsghdr *nlh)
+{
+	if (nlh->nlmsg_type == family_id)
+		print_message(nlh);
+}
+
+/*
+ * Set the socket's filter to the keys args[0..nargs).  The ack comes on the
+ * joined socket: events queued before it are printed as they are read.
+ */
+static int watch_filter(int fd, int nargs, char **args)
+{
+	const char *extack;
+	struct req r;
+	int i, n, err;
+
+	req_init(&r, family_id, NLM_F_ACK, FS_MSG_CMD_NOTIFY_FILTER_SET);
+	for (i = 0; i < nargs; i++)
+		filter_arg(&r, args[i]);
+	nl_send(fd, &r);
+	err = nl_replies(fd, &n, &extack, watch_print);
+	if (err)
+		fprintf(stderr, "fsmsg_probe: filter: %s: %s\n",
+			strerror(-err), extack);
+	return err;
+}
+
 static int cmd_watch(double secs, int nargs, char **args)
 {
 	static char buf[BUF_SIZE];
-	const char *extack;
+	const char *then = NULL;
 	struct pollfd pfd;
 	double deadline;
-	struct req r;
-	int i, err;
+	int i, nfirst = nargs;
 
+	for (i = 0; i < nargs; i++)
+		if (!strncmp(args[i], "then=", 5)) {
+			then = args[i] + 5;
+			nfirst = i;
+			break;
+		}
 	pfd.fd = join(1 << 20);
 	pfd.events = POLLIN;
-	if (nargs) {
-		req_init(&r, family_id, NLM_F_ACK, FS_MSG_CMD_NOTIFY_FILTER_SET);
-		for (i = 0; i < nargs; i++)
-			filter_arg(&r, args[i]);
-		/* The ack comes on the joined socket, before any event. */
-		err = filter_send(pfd.fd, &r, &extack);
-		if (err) {
-			fprintf(stderr, "fsmsg_probe: filter: %s: %s\n",
-				strerror(-err), extack);
-			return 2;
-		}
-	}
+	if (nfirst && watch_filter(pfd.fd, nfirst, args))
+		return 2;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	fprintf(stderr, "fsmsg_probe: listening with %d filter keys\n", nargs);
+	fprintf(stderr, "fsmsg_probe: listening with %d filter keys\n", nfirst);
 	deadline = now() + secs;
 	while (!stop && now() < deadline) {
 		struct nlmsghdr *nlh;
 		ssize_t len;
+
+		if (then && access(then, F_OK) == 0) {
+			if (watch_filter(pfd.fd, nargs - nfirst - 1,
+					 args + nfirst + 1))
+				return 2;
+			fprintf(stderr, "fsmsg_probe: refiltered with %d filter keys\n",
+				nargs - nfirst - 1);
+			then = NULL;
+		}
 
 		if (poll(&pfd, 1, 100) < 0) {
 			if (errno == EINTR)
@@ -803,6 +836,7 @@ static void usage(void)
 		"       fsmsg_probe join GROUP SECONDS\n"
 		"       fsmsg_probe watch SECONDS [dev=M:N|sb=ID|fstype=T|uuid=HEX|\n"
 		"                                  warning=N|severity=N ...]\n"
+		"                                 [then=PATH KEY=VALUE ...]\n"
 		"       fsmsg_probe setlabel PATH LABEL\n"
 		"       fsmsg_probe setuuid PATH UUID\n"
 		"       fsmsg_probe getuuid PATH\n"

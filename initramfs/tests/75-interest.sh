@@ -111,6 +111,64 @@ t_filter_type_severity() {
 }
 case_add t_filter_type_severity "filter: warning type and least severity select in the kernel"
 
+# held NAME WARNING: the kernel's count of WARNING held back on /mnt/NAME
+held() {
+	fsmsg --list --json -d "/mnt/$1" |
+		sed -n "s/.*\"$2\":{\"count\":[0-9]*,\"last_ns\":[^,]*,\"suppressed\":\([0-9]*\).*/\1/p"
+}
+
+# Where every listener's filter turns a filesystem's warnings away, the
+# kernel builds no message: the warnings are counted and, as with nobody
+# listening, not held back, so rate limiting (one message per 4 s here)
+# has nothing to report.  The answer follows each change at once: a filter
+# replaced on a joined socket, a socket leaving, one joining.  A kernel
+# that built those messages counts them as sent, holds back the next.
+t_filter_nobody_wants() {
+	local c0 h0 line
+	ratelimit 4000 1
+	mkdir -p /mnt/ext4/case.fail
+	fill_up ext4
+	rm -f /tmp/refilter
+	# The window of the last message sent on ext4 must be over.
+	sleep 5
+	c0=$(counter ext4 enospc)
+	h0=$(held ext4 enospc)
+	watch_start w_re 900 fstype=xfs then=/tmp/refilter "dev=$(sb_dev ext4)"
+	fail_writes ext4 3
+	expect_eq "$(counter ext4 enospc)" $((c0 + 3)) "warnings counted with only an xfs listener"
+	expect_eq "$(held ext4 enospc)" "$h0" "warnings held back with only an xfs listener"
+	touch /tmp/refilter
+	wait_for 20 grep -q refiltered /tmp/w_re.err || fail "the listener did not refilter"
+	fail_writes ext4 1
+	wait_for 10 has_lines /tmp/w_re.out 1 ||
+		fail "the refiltered listener got no message"
+	line=$(sed -n 1p /tmp/w_re.out)
+	echo "# refiltered: $line"
+	expect_eq "$(field count "$line")" $((c0 + 4)) "count in the first message after the refilter"
+	# What an earlier case left held back, nothing of this case.
+	expect_eq "$(field suppressed "$line")" "$h0" "held back in the first message after the refilter"
+	watch_stop w_re
+	# Nobody listens but a listener for XFS: not held back again.
+	watch_start w_x 900 fstype=xfs
+	fail_writes ext4 2
+	expect_eq "$(held ext4 enospc)" "$h0" "warnings held back after the ext4 listener left"
+	sleep 5
+	watch_start w_e 900 "dev=$(sb_dev ext4)"
+	fail_writes ext4 1
+	wait_for 10 has_lines /tmp/w_e.out 1 || fail "the joining listener got no message"
+	usleep 300000
+	watch_stop w_e
+	watch_stop w_x
+	line=$(sed -n 1p /tmp/w_e.out)
+	echo "# joined: $line"
+	expect_eq "$(lines /tmp/w_e.out)" 1 "messages to the joining listener"
+	expect_eq "$(field count "$line")" $((c0 + 7)) "count in the joining listener's message"
+	expect_eq "$(field suppressed "$line")" 0 "held back in the joining listener's message"
+	expect_eq "$(lines /tmp/w_x.out)" 0 "messages to the xfs listener"
+	expect_eq "$(lines /tmp/w_re.out)" 1 "messages to the refiltered listener"
+}
+case_add t_filter_nobody_wants "filter: a warning no listener's filter accepts is counted, not built, and each filter or membership change takes effect at once"
+
 # A filter by superblock id follows one mount: after an unmount and a mount
 # of the same image it matches nothing, while a UUID filter still matches.
 t_filter_sb_id_remount() {
