@@ -22,7 +22,8 @@ FILTERED_LISTENERS=${FILTERED_LISTENERS:-63}
 FILTERED_WRITES=${FILTERED_WRITES:-20000}
 FSYNC_BYTES=${FSYNC_BYTES:-2M}
 # fsmsg.bench=normal on the kernel command line (BENCH_PART=normal make
-# bench): only the normal path, section 1.
+# bench): only the normal path, section 1; fsmsg.bench=filtered: only the
+# listeners filtered in the kernel, section 7.
 BENCH_PART=$(sed -n 's/.*fsmsg\.bench=\([a-z]*\).*/\1/p' /proc/cmdline)
 
 fail() {
@@ -108,6 +109,54 @@ sleeper_round() {
 	sleeper_rate "$setting-none-b" "$fs" "$ops"
 }
 
+# 7. Interest registered in the kernel, on XFS's failing writes: a raw
+# listener that takes every message, alone and with FILTERED_LISTENERS
+# more whose kernel filters select another filesystem, with rate limiting
+# off and at the default; then the filtered ones without it, against no
+# listener at all.  The kernel filters before it copies a message for a
+# socket (patch 5) and builds none that no filter accepts (patch 18): the
+# figures are the writer's rates and the messages the filtered sockets got.
+filtered_listeners() {
+	local fs=$1 one i
+	have_family && [ "$fs" = xfs ] &&
+		[ "$(fsmsg_probe filter empty 2>&1)" = "ok 0" ] || return 0
+	ratelimit 0
+	rate filtered-none "$fs" --mode flood --flood-op write \
+		--ops "$FILTERED_WRITES" --workdir-name bench.filtered-one
+	fsmsg_probe watch 3600 > /tmp/one.out 2> /tmp/one.err &
+	one=$!
+	wait_for 20 grep -q listening /tmp/one.err || fail "watch did not start"
+	rate filtered-one "$fs" --mode flood --flood-op write \
+		--ops "$FILTERED_WRITES" --workdir-name bench.filtered-one
+	ratelimit 1000 1
+	rate filtered-one-default "$fs" --mode flood --flood-op write \
+		--ops "$FILTERED_WRITES" --workdir-name bench.filtered-one
+	i=0
+	while [ "$i" -lt "$FILTERED_LISTENERS" ]; do
+		fsmsg_probe watch 3600 fstype=ext4 > "/tmp/filtered.$i.out" \
+			2> "/tmp/filtered.$i.err" &
+		i=$((i + 1))
+	done
+	wait_for 30 sh -c "[ \$(cat /tmp/filtered.*.err | grep -c listening) = $FILTERED_LISTENERS ]" ||
+		fail "the filtered listeners did not start"
+	rate filtered-many-default "$fs" --mode flood --flood-op write \
+		--ops "$FILTERED_WRITES" --workdir-name bench.filtered-many
+	ratelimit 0
+	rate filtered-many "$fs" --mode flood --flood-op write \
+		--ops "$FILTERED_WRITES" --workdir-name bench.filtered-many
+	kill "$one"
+	wait "$one" 2> /dev/null
+	rate filtered-only "$fs" --mode flood --flood-op write \
+		--ops "$FILTERED_WRITES" --workdir-name bench.filtered-many
+	usleep 500000
+	killall -q fsmsg_probe
+	wait 2> /dev/null
+	bench "$fs" filtered-listeners "$FILTERED_LISTENERS" sockets
+	bench "$fs" filtered-received "$(cat /tmp/filtered.*.out | wc -l)" messages
+	bench "$fs" filtered-one-received "$(lines /tmp/one.out)" messages
+	ratelimit 1000 1
+}
+
 for fs in ext4 xfs btrfs; do
 	dir=/mnt/$fs
 	for f in write write-l latency flood create create-l sleeper-warm \
@@ -119,6 +168,11 @@ for fs in ext4 xfs btrfs; do
 			mkdir "$dir/bench.sleeper-$f-$run"
 		done
 	done
+
+	if [ "$BENCH_PART" = filtered ]; then
+		[ "$fs" = xfs ] && nearly_fill "$fs" && filtered_listeners "$fs"
+		continue
+	fi
 
 	# 1. The normal path: free space, nothing fails.
 	rate write "$fs" --mode buffered --max-bytes "$WRITE_BYTES"
@@ -246,37 +300,7 @@ for fs in ext4 xfs btrfs; do
 		sleeper_round default "$fs" "$writes"
 	fi
 
-	# 7. Interest registered in the kernel: XFS floods with rate limiting
-	# off while one raw listener takes every message, alone, then with
-	# FILTERED_LISTENERS more whose kernel filters select another
-	# filesystem.  The kernel filters before it copies a message for a
-	# socket (patch 5), so they should cost nothing; the figure is the
-	# writer's rate, and the messages the filtered sockets received.
-	if have_family && [ "$fs" = xfs ] &&
-	   [ "$(fsmsg_probe filter empty 2>&1)" = "ok 0" ]; then
-		ratelimit 0
-		fsmsg_probe watch 3600 > /tmp/one.out 2> /tmp/one.err &
-		one=$!
-		wait_for 20 grep -q listening /tmp/one.err || fail "watch did not start"
-		rate filtered-one "$fs" --mode flood --flood-op write \
-			--ops "$FILTERED_WRITES" --workdir-name bench.filtered-one
-		i=0
-		while [ "$i" -lt "$FILTERED_LISTENERS" ]; do
-			fsmsg_probe watch 3600 fstype=ext4 > "/tmp/filtered.$i.out" \
-				2> "/tmp/filtered.$i.err" &
-			i=$((i + 1))
-		done
-		wait_for 30 sh -c "[ \$(cat /tmp/filtered.*.err | grep -c listening) = $FILTERED_LISTENERS ]" ||
-			fail "the filtered listeners did not start"
-		rate filtered-many "$fs" --mode flood --flood-op write \
-			--ops "$FILTERED_WRITES" --workdir-name bench.filtered-many
-		usleep 500000
-		killall -q fsmsg_probe
-		wait 2> /dev/null
-		bench "$fs" filtered-listeners "$FILTERED_LISTENERS" sockets
-		bench "$fs" filtered-received "$(cat /tmp/filtered.*.out | wc -l)" messages
-		bench "$fs" filtered-one-received "$(lines /tmp/one.out)" messages
-		ratelimit 1000 1
-	fi
+	# 7. Listeners filtered in the kernel.
+	filtered_listeners "$fs"
 done
 echo "BENCH-DONE"

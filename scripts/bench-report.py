@@ -193,30 +193,48 @@ def main(path):
               f"messages + suppressed + held back); rss growth {growth:.0f} KiB")
     print()
 
-    # Kernel-side filters: the writer with one listener, then with 63 more
-    # filtered to another filesystem.  Target: within 2%.
-    print("Listeners filtered in the kernel (patched, XFS, rate limit off; failing")
-    print("writes per second with one raw listener, then with more listeners whose")
-    print("kernel filter selects another filesystem; medians):")
-    print(f"{'fs':6} {'one':>10} {'+filtered':>10} {'sockets':>8} {'ratio':>7} "
-          f"{'filtered got':>13} {'one got':>9}  verdict")
+    # Kernel-side filters on XFS's failing writes: the writer with one
+    # listener, then with 63 more filtered to another filesystem, with
+    # rate limiting off (target: within 2%) and at the default (within
+    # 1%); and the 63 alone against no listener: no message is built for
+    # nobody (within 1%).
+    print("Listeners filtered in the kernel (patched, XFS; failing writes per second,")
+    print("medians [min-max] of the rounds; 'filtered' listeners select another")
+    print("filesystem; per socket: the writer's extra time per message and socket):")
+    print(f"{'fs':6} {'rate limit':10} {'compared':26} {'without':>24} "
+          f"{'with':>24} {'ratio':>7} {'per socket':>11}  verdict")
+    rows = [
+        ("off", "1 listener, +filtered", "filtered-one", "filtered-many", 0.98),
+        ("default", "1 listener, +filtered", "filtered-one-default",
+         "filtered-many-default", 0.99),
+        ("off", "none, filtered only", "filtered-none", "filtered-only", 0.99),
+    ]
     for fs in FSES:
-        one = med("patched", fs, "filtered-one")
-        many = med("patched", fs, "filtered-many")
         n = med("patched", fs, "filtered-listeners")
         got = med("patched", fs, "filtered-received")
-        got1 = med("patched", fs, "filtered-one-received")
-        if not (one and many and n and got and got1):
+        if not (n and got):
             continue
-        ratio = many[0] / one[0]
-        met = ratio >= 0.98 and got[2] == 0
-        if not met:
-            misses.append(f"{fs} filtered listeners: {ratio:.3f}, "
-                          f"{got[2]:.0f} messages to filtered sockets")
-        print(f"{fs:6} {one[0]:10.1f} {many[0]:10.1f} {n[0]:8.0f} {ratio:7.3f} "
-              f"{got[2]:13.0f} {got1[0]:9.0f}  "
-              f"{difference(ratio, 0.005)}; target >= 0.98 and no message to a "
-              f"filtered socket: {'met' if met else 'MISSED'}")
+        for limit, what, w0, w1, target in rows:
+            a = med("patched", fs, w0)
+            b = med("patched", fs, w1)
+            if not (a and b):
+                continue
+            ratio = b[0] / a[0]
+            # Seconds per failing write, apart: what each socket adds.
+            per = (1 / b[0] - 1 / a[0]) / n[0] * 1e9
+            met = ratio >= target
+            if not met:
+                misses.append(f"{fs} filtered listeners, rate limit {limit}, "
+                              f"{what}: {ratio:.3f} < {target}")
+            print(f"{fs:6} {limit:10} {what:26} "
+                  f"{a[0]:10.1f} [{a[1]:.0f}-{a[2]:.0f}] "
+                  f"{b[0]:10.1f} [{b[1]:.0f}-{b[2]:.0f}] {ratio:7.3f} "
+                  f"{per:8.0f} ns  {difference(ratio, 0.005)}; target >= "
+                  f"{target}: {'met' if met else 'MISSED'}")
+        if got[2]:
+            misses.append(f"{fs}: {got[2]:.0f} messages to filtered sockets")
+        print(f"{fs:6} messages to the {n[0]:.0f} filtered sockets: "
+              f"{got[2]:.0f} (most in a round)")
     print()
     if misses:
         print("Targets missed:")

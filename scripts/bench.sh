@@ -8,7 +8,8 @@
 #                 ALLOC_TEST PROBE PROMCHECK
 #   environment: BENCH_REPS (default 5), QEMU_TIMEOUT (per boot),
 #   BENCH_PART=normal (only the normal-path workloads: writes, writes each
-#   fsync()ed, creates, mkdirs)
+#   fsync()ed, creates, mkdirs), BENCH_PART=filtered (only the listeners
+#   filtered in the kernel, on the patched kernel: the baseline has none)
 set -euo pipefail
 
 base=$1 patched=$2 gen=$3 out=$4 fsmsg=$5 alloc_test=$6 probe=$7 promcheck=$8
@@ -26,7 +27,9 @@ export ICOUNT=1 QEMU_SMP=1 QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400}
 export APPEND="${APPEND:-}${BENCH_PART:+ fsmsg.bench=$BENCH_PART}"
 
 for r in $(seq "$reps"); do
-	for k in baseline-a baseline-b patched; do
+	kernels="baseline-a baseline-b patched"
+	[ "${BENCH_PART:-}" = filtered ] && kernels=patched
+	for k in $kernels; do
 		case $k in
 		patched)	kernel=$patched ;;
 		*)		kernel=$base ;;
