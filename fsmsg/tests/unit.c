@@ -1982,6 +1982,21 @@ static struct fsm_labels lab(uint32_t major, uint32_t minor, uint32_t warning,
 	return l;
 }
 
+/* Four series, observed out of order: two filesystems, one unknown type. */
+static void observe_four(struct fsm_metrics *m)
+{
+	struct fsm_labels l;
+
+	l = lab(254, 16, 2, "ext4", "vdb", true);
+	fsm_metrics_observe(m, &l, 3, TS);
+	l = lab(254, 16, 1, "ext4", "vdb", true);
+	fsm_metrics_observe(m, &l, 0, 0);
+	l = lab(0, 45, 1, "btrfs", "vdc", false);
+	fsm_metrics_observe(m, &l, 12, TS + 1);
+	l = lab(254, 16, 9, "ext4", "vdb", true);
+	fsm_metrics_observe(m, &l, 1, 1000000000ULL);
+}
+
 static bool check_exposition(const char *text, const char *name)
 {
 	struct promcheck pc;
@@ -2019,7 +2034,6 @@ static bool check_exposition(const char *text, const char *name)
 static void test_metrics_render(void)
 {
 	struct fsm_metrics m;
-	struct fsm_labels l;
 	struct fsm_buf b;
 
 	fsm_metrics_init(&m, RECV, 16);
@@ -2030,14 +2044,7 @@ static void test_metrics_render(void)
 	check_exposition(fsm_buf_str(&b), "metrics: empty table");
 
 	/* Inserted out of order; rendered by device number and type. */
-	l = lab(254, 16, 2, "ext4", "vdb", true);
-	fsm_metrics_observe(&m, &l, 3, TS);
-	l = lab(254, 16, 1, "ext4", "vdb", true);
-	fsm_metrics_observe(&m, &l, 0, 0);
-	l = lab(0, 45, 1, "btrfs", "vdc", false);
-	fsm_metrics_observe(&m, &l, 12, TS + 1);
-	l = lab(254, 16, 9, "ext4", "vdb", true);
-	fsm_metrics_observe(&m, &l, 1, 1000000000ULL);
+	observe_four(&m);
 	m.missed = 4;
 	m.overruns = 1;
 	fsm_buf_reset(&b);
@@ -2238,14 +2245,7 @@ static void test_metrics_gone(void)
 	fsm_buf_init(&b);
 	ok(fsm_metrics_mounted(&m, NULL, 0) == 0, "gone: no series, nothing to do");
 	fsm_metrics_written(&m);
-	l = lab(254, 16, 2, "ext4", "vdb", true);
-	fsm_metrics_observe(&m, &l, 3, TS);
-	l = lab(254, 16, 1, "ext4", "vdb", true);
-	fsm_metrics_observe(&m, &l, 0, 0);
-	l = lab(0, 45, 1, "btrfs", "vdc", false);
-	fsm_metrics_observe(&m, &l, 12, TS + 1);
-	l = lab(254, 16, 9, "ext4", "vdb", true);
-	fsm_metrics_observe(&m, &l, 1, 1000000000ULL);
+	observe_four(&m);
 
 	/* 0:45 unmounted; 254:16 listed (without a counter of type 9), and
 	 * rows of other filesystems, one on 0:45's number's neighbour. */
