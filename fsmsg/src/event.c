@@ -513,6 +513,7 @@ int fsm_fs_clone(struct fsm_fs *dst, const struct fsm_fs *src)
 	*dst = *src;
 	dst->storage = NULL;
 	dst->fstype = dst->device = dst->label = NULL;
+	dst->mnt = (struct fsm_mnts){ NULL, 0, NULL };
 	if (!lt && !ld && !ll)
 		return 0;
 	/* One block for the strings; lengths are policy-bounded. */

@@ -45,6 +45,19 @@ struct fsm_error {
  * carried, sent when the rate limit window closed or at unmount, with no
  * task attributes. For a summary, count == previous count + suppressed.
  */
+/*
+ * The mount points of a filesystem as /proc/self/mountinfo shows them, by
+ * mount id; not from the message: the monitor fills it in from its mount
+ * table (filter.h) right before formatting. n 0: none known (not mounted
+ * where fsmsg can see it, a chroot, a container): null in JSON, - in text.
+ * The strings belong to the table and stay valid until it is re-read.
+ */
+struct fsm_mnts {
+	const char *const *paths;	/* unescaped; n of them */
+	size_t n;
+	const char *source;	/* mountinfo's source of the first, or NULL */
+};
+
 struct fsm_event {
 	bool summary;		/* FS_MSG_CMD_SUMMARY */
 	uint32_t warning;	/* enum fs_msg_warn, or a newer value */
@@ -83,6 +96,8 @@ struct fsm_event {
 	uint64_t offset;	/* data-lost: the file range, in bytes */
 	uint64_t length;
 	const char *function;	/* FUNCTION: the kernel function, or NULL */
+
+	struct fsm_mnts mnt;	/* not parsed: see struct fsm_mnts */
 };
 
 struct fsm_counter {
@@ -104,6 +119,7 @@ struct fsm_fs {
 	const char *fstype;	/* NULL when absent */
 	const char *device;	/* NULL when absent */
 	const char *label;	/* NULL when absent */
+	struct fsm_mnts mnt;	/* not parsed, not cloned: see struct fsm_mnts */
 	size_t ncounters;
 	struct fsm_counter counters[FSM_MAX_COUNTERS];
 	void *storage;		/* owned copy of the strings, see fsm_fs_clone */

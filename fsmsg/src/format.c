@@ -549,6 +549,47 @@ static void put_label_token(struct fsm_buf *b, const char *str)
 	}
 }
 
+/*
+ * The mount points in text: the first as one token (put_label_token():
+ * space, ':' and '"' escaped, so it never splits), then " +N" for the N
+ * others; "-" when none is known.
+ */
+static void put_mnts_text(struct fsm_buf *b, const struct fsm_mnts *mnt)
+{
+	if (!mnt->n) {
+		put_lit(b, "-");
+		return;
+	}
+	put_label_token(b, mnt->paths[0]);
+	if (mnt->n > 1) {
+		put_lit(b, " +");
+		put_u64(b, mnt->n - 1);
+	}
+}
+
+int fsm_format_mountpoints_text(struct fsm_buf *b, const struct fsm_mnts *mnt)
+{
+	put_mnts_text(b, mnt);
+	return done(b);
+}
+
+/* ,"mountpoints":["/srv","/srv2"] in mount id order, null when none. */
+static void json_mnts(struct fsm_buf *b, const struct fsm_mnts *mnt)
+{
+	put_lit(b, ",\"mountpoints\":");
+	if (!mnt->n) {
+		put_lit(b, "null");
+		return;
+	}
+	put_lit(b, "[");
+	for (size_t i = 0; i < mnt->n; i++) {
+		if (i)
+			put_lit(b, ",");
+		fsm_json_string(b, mnt->paths[i]);
+	}
+	put_lit(b, "]");
+}
+
 int fsm_format_severity_name(struct fsm_buf *b, uint32_t severity)
 {
 	const char *name = fsm_severity_name(severity);
@@ -589,6 +630,8 @@ static void put_event_head(struct fsm_buf *b, const struct fsm_event *ev)
 		put_lit(b, " label ");
 		put_label_token(b, ev->label);
 	}
+	put_lit(b, " mnt ");
+	put_mnts_text(b, &ev->mnt);
 	put_lit(b, ": ");
 	fsm_format_severity_name(b, ev->severity);
 	put_lit(b, ": ");
@@ -880,6 +923,7 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	json_uuid(b, ev->has_uuid, ev->uuid);
 	json_key(b, "label");
 	fsm_json_string(b, ev->label);
+	json_mnts(b, &ev->mnt);
 	json_u64(b, "sb_id", ev->has_sb_id, ev->sb_id);
 	json_u64(b, "uid", ev->has_uid, ev->uid);
 	json_u64(b, "pid", ev->has_pid, ev->pid);
@@ -952,6 +996,7 @@ int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 	json_uuid(b, fs->has_uuid, fs->uuid);
 	json_key(b, "label");
 	fsm_json_string(b, fs->label);
+	json_mnts(b, &fs->mnt);
 	json_u64(b, "sb_id", fs->has_sb_id, fs->sb_id);
 	json_key(b, "counters");
 	put_lit(b, "{");
@@ -980,10 +1025,14 @@ int fsm_format_fs_json(struct fsm_buf *b, const struct fsm_fs *fs,
 enum { COL_DEVICE, COL_DEV, COL_FSTYPE, COL_UUID, COL_SB_ID, COL_LABEL,
        NTEXTCOLS };
 
+/* The mount points are the last column, after the counters: "/srv +1"
+ * has a space, which must not shift the counters' columns. */
 static int cell(struct fsm_buf *c, const struct fsm_fs *fs, size_t col,
-		const uint32_t *cols)
+		const uint32_t *cols, size_t ncols)
 {
 	fsm_buf_reset(c);
+	if (col == NTEXTCOLS + ncols)
+		return fsm_format_mountpoints_text(c, &fs->mnt);
 	switch (col) {
 	case COL_DEVICE:
 		return fsm_text_string(c, fs->device);
@@ -1016,7 +1065,8 @@ static int cell(struct fsm_buf *c, const struct fsm_fs *fs, size_t col,
 	}
 }
 
-static int header(struct fsm_buf *c, size_t col, const uint32_t *cols)
+static int header(struct fsm_buf *c, size_t col, const uint32_t *cols,
+		  size_t ncols)
 {
 	static const char *const names[NTEXTCOLS] = {
 		"DEVICE", "MAJ:MIN", "FSTYPE", "UUID", "SB_ID", "LABEL",
@@ -1025,6 +1075,8 @@ static int header(struct fsm_buf *c, size_t col, const uint32_t *cols)
 	fsm_buf_reset(c);
 	if (col < NTEXTCOLS)
 		return fsm_buf_puts(c, names[col]);
+	if (col == NTEXTCOLS + ncols)
+		return fsm_buf_puts(c, "MOUNTPOINT");
 	if (fsm_format_warning_name(c, cols[col - NTEXTCOLS]) < 0)
 		return -1;
 	for (size_t i = 0; i < c->len; i++)
@@ -1047,7 +1099,7 @@ static void put_cell(struct fsm_buf *b, const struct fsm_buf *c, size_t col,
 		     size_t ncol, size_t width)
 {
 	size_t pad = width > c->len ? width - c->len : 0;
-	bool numeric = col >= NTEXTCOLS;
+	bool numeric = col >= NTEXTCOLS && col + 1 < ncol;
 
 	if (col)
 		put_lit(b, "  ");
@@ -1061,7 +1113,7 @@ static void put_cell(struct fsm_buf *b, const struct fsm_buf *c, size_t col,
 int fsm_format_fs_table(struct fsm_buf *b, const struct fsm_fs *fss,
 			size_t n, const uint32_t *cols, size_t ncols)
 {
-	size_t ncol = NTEXTCOLS + ncols, *width;
+	size_t ncol = NTEXTCOLS + ncols + 1, *width;
 	struct fsm_buf c;
 	int ret = -1;
 
@@ -1072,25 +1124,25 @@ int fsm_format_fs_table(struct fsm_buf *b, const struct fsm_fs *fss,
 	}
 	fsm_buf_init(&c);
 	for (size_t col = 0; col < ncol; col++) {
-		if (header(&c, col, cols) < 0)
+		if (header(&c, col, cols, ncols) < 0)
 			goto out;
 		width[col] = c.len;
 		for (size_t r = 0; r < n; r++) {
-			if (cell(&c, &fss[r], col, cols) < 0)
+			if (cell(&c, &fss[r], col, cols, ncols) < 0)
 				goto out;
 			if (c.len > width[col])
 				width[col] = c.len;
 		}
 	}
 	for (size_t col = 0; col < ncol; col++) {
-		if (header(&c, col, cols) < 0)
+		if (header(&c, col, cols, ncols) < 0)
 			goto out;
 		put_cell(b, &c, col, ncol, width[col]);
 	}
 	put_lit(b, "\n");
 	for (size_t r = 0; r < n; r++) {
 		for (size_t col = 0; col < ncol; col++) {
-			if (cell(&c, &fss[r], col, cols) < 0)
+			if (cell(&c, &fss[r], col, cols, ncols) < 0)
 				goto out;
 			put_cell(b, &c, col, ncol, width[col]);
 		}

@@ -54,6 +54,9 @@ int fsm_format_warning_name(struct fsm_buf *b, uint32_t warning);
 int fsm_format_severity_name(struct fsm_buf *b, uint32_t severity);
 int fsm_json_string(struct fsm_buf *b, const char *s);	/* NULL: null */
 int fsm_text_string(struct fsm_buf *b, const char *s);	/* NULL: - */
+/* The mount points as text shows them: "/srv", "/srv +2", "-" for none;
+ * the path one token (space, ':', '"' and control bytes as \xXX). */
+int fsm_format_mountpoints_text(struct fsm_buf *b, const struct fsm_mnts *mnt);
 
 /*
  * Length of the well-formed UTF-8 sequence at @s (NUL-terminated), 0 if

@@ -26,7 +26,6 @@
 #define FSMSG_VERSION "1.0.0"
 #endif
 
-#define MOUNTINFO "/proc/self/mountinfo"
 #define RATELIMIT_SYSCTL "/proc/sys/fs/fs_msg/ratelimit_interval_ms"
 
 #define NSEC 1000000000ULL
@@ -112,6 +111,9 @@ struct app {
 	const char *werr_stage;	/* the write error last reported */
 	int werr_errno;
 	int rerr;		/* the refresh error last reported */
+
+	/* Where filesystems are mounted (mountinfo), for every output. */
+	struct fsm_mounts mounts;
 
 	/* --journal */
 	int journal_errno;	/* the error last reported, 0: none */

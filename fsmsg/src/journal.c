@@ -185,8 +185,9 @@ static int finish(struct fsm_fields *f)
  *   vdb (ext4, 254:16): no space left for data; alloc_test[4242] uid 0
  *   vdb (ext4, 254:16): 37 warnings of no space left for data held back
  *   by rate limiting
- * fsmsg does not know the mount point here: the device names the
- * filesystem. The time, UUID, counts... are in the FSMSG_* fields.
+ * and when fsmsg knows where it is mounted, the (first) mount point first:
+ *   /srv (vdb, ext4, 254:16): no space left for data; alloc_test[4242] uid 0
+ * The time, UUID, counts, every mount point... are in the FSMSG_* fields.
  */
 static void sentence(struct fsm_buf *b, const struct fsm_event *ev)
 {
@@ -194,7 +195,19 @@ static void sentence(struct fsm_buf *b, const struct fsm_event *ev)
 	bool dev = ev->device && *ev->device, type = ev->fstype && *ev->fstype;
 	bool comm = ev->comm && *ev->comm;
 
-	if (dev) {
+	if (ev->mnt.n) {
+		fsm_text_string(b, ev->mnt.paths[0]);
+		fsm_buf_puts(b, " (");
+		if (dev) {
+			fsm_text_string(b, ev->device);
+			fsm_buf_puts(b, ", ");
+		}
+		if (type) {
+			fsm_text_string(b, ev->fstype);
+			fsm_buf_puts(b, ", ");
+		}
+		fsm_buf_printf(b, "%u:%u)", ev->major, ev->minor);
+	} else if (dev) {
 		fsm_text_string(b, ev->device);
 		fsm_buf_puts(b, " (");
 		if (type) {
@@ -292,6 +305,10 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 	fs_fields(f, ev->major, ev->minor, ev->device, ev->fstype, ev->has_uuid,
 		  ev->uuid);
 	fsm_fields_add_str(f, "FSMSG_LABEL", ev->label);
+	/* One field per mount point (the journal keeps repeated fields),
+	 * by mount id; none when none is known. */
+	for (size_t i = 0; i < ev->mnt.n && i < FSM_JOURNAL_MAX_MOUNTPOINTS; i++)
+		fsm_fields_add_str(f, "FSMSG_MOUNTPOINT", ev->mnt.paths[i]);
 	if (ev->has_sb_id)
 		fsm_fields_add(f, "FSMSG_SB_ID", "%llu", (unsigned long long)ev->sb_id);
 	if (ev->has_uid)

@@ -18,7 +18,9 @@
 
 /* More than any entry here has (a warning has at most 30, 31 with
  * --receive-time). */
-#define FSM_FIELDS_MAX 32
+#define FSM_FIELDS_MAX 48
+/* FSMSG_MOUNTPOINT fields at most: the first ones by mount id. */
+#define FSM_JOURNAL_MAX_MOUNTPOINTS 8
 
 /*
  * MESSAGE_ID of each kind of entry: fixed 128-bit ids, so that

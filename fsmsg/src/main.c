@@ -323,9 +323,10 @@ out:
 
 static int run(struct app *app)
 {
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
 	nfds_t n = 2;
 	int ti = -1, ki = -1;	/* --timeout timer, metrics timer */
+	int mi = -1;		/* mountinfo: POLLPRI when the mounts change */
 
 	pfd[0] = (struct pollfd){ .fd = app->sigfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = nl_socket_get_fd(app->ev), .events = POLLIN };
@@ -337,6 +338,12 @@ static int run(struct app *app)
 		ki = (int)n;
 		pfd[n++] = (struct pollfd){ .fd = app->tickfd, .events = POLLIN };
 		arm(app);
+	}
+	/* Without it (no /proc) the table is still re-read for a device it
+	 * does not have. */
+	if (fsm_mounts_watch(&app->mounts) >= 0) {
+		mi = (int)n;
+		pfd[n++] = (struct pollfd){ .fd = app->mounts.fd, .events = POLLPRI };
 	}
 
 	while (!stop(app)) {
@@ -359,6 +366,15 @@ static int run(struct app *app)
 		}
 		if (ti >= 0 && pfd[ti].revents)
 			return app->opt.count ? EXIT_TIMEOUT : EXIT_OK;
+		if (mi >= 0 && pfd[mi].revents) {
+			fsm_mounts_polled(&app->mounts, pfd[mi].revents);
+			/* A file that cannot be polled (POLLNVAL, or not
+			 * /proc): stop watching, lookups re-read on a miss. */
+			if (pfd[mi].revents & POLLNVAL ||
+			    !(pfd[mi].revents & (POLLPRI | POLLERR))) {
+				pfd[mi].fd = -1;
+			}
+		}
 		if (pfd[1].revents) {
 			for (int i = 0; i < BATCH && !stop(app) && !app->overrun; i++) {
 				if (receive(app) < 0 ||
@@ -400,6 +416,9 @@ int main(int argc, char **argv)
 	app.mon.filter = &app.opt.filter;
 	app.mon.max_events = app.opt.count;
 	app.mon.received = app.opt.receive_time;
+	if (fsm_mounts_init(&app.mounts, fsm_mountinfo_path()) < 0)
+		oom();
+	app.mon.mounts = &app.mounts;
 	if (fsm_monitor_init(&app.mon) < 0)
 		oom();
 
@@ -499,6 +518,7 @@ out:
 	if (app.mon.log)
 		closelog();
 	fsm_monitor_fini(&app.mon);
+	fsm_mounts_free(&app.mounts);
 	fsm_metrics_free(&app.metrics);
 	fsm_buf_free(&app.prom);
 	fsm_filter_free(&app.opt.filter);

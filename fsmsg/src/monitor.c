@@ -294,6 +294,8 @@ int fsm_monitor_message(struct fsm_monitor *m, const void *buf, size_t len,
 		memcpy(lab.uuid, ev.uuid, sizeof(lab.uuid));
 		observe(m, &lab, ev.count, ev.has_timestamp ? ev.timestamp_ns : 0);
 	}
+	if (m->mounts)
+		fsm_mounts_find(m->mounts, ev.major, ev.minor, now_ns, &ev.mnt);
 	fsm_buf_reset(&m->buf);
 	if (m->json)
 		fsm_format_event_json(&m->buf, &ev, now_ns, m->received);
@@ -455,9 +457,20 @@ int fsm_monitor_list(struct fsm_monitor *m, const struct fsm_fs_list *l)
 		const struct fsm_fs *fs = &l->v[i];
 
 		if (fsm_filter_fs(m->filter, fs->major, fs->minor, fs->fstype,
-				  fs->has_uuid ? fs->uuid : NULL))
-			rows[n++] = *fs;
+				  fs->has_uuid ? fs->uuid : NULL)) {
+			rows[n] = *fs;
+			if (m->mounts)
+				fsm_mounts_find(m->mounts, fs->major, fs->minor,
+						0, &rows[n].mnt);
+			n++;
+		}
 	}
+	/* A row not in the table may have re-read it, which moves the
+	 * strings of the rows before: look them all up again as it is now. */
+	if (m->mounts)
+		for (size_t i = 0; i < n; i++)
+			fsm_mounts_lookup(m->mounts, rows[i].major,
+					  rows[i].minor, &rows[i].mnt);
 	if (n)
 		qsort(rows, n, sizeof(*rows), cmp_fs);
 	ncols = fsm_filter_columns(m->filter, rows, n, &cols);

@@ -18,6 +18,7 @@
 #include "format.h"
 #include "journal.h"
 #include "metrics.h"
+#include "mounts.h"
 
 /* Receives a finished line (no newline) for syslog; prio is a LOG_* value. */
 typedef void (*fsm_log_fn)(void *arg, int prio, const char *line);
@@ -37,6 +38,9 @@ struct fsm_monitor {
 	 * live in @acct (fsm_metrics_share). */
 	struct fsm_metrics *metrics;
 	const struct fsm_filter *filter;	/* required */
+	/* Where each filesystem is mounted, for every output; owned by the
+	 * caller. NULL: no mount points (null in JSON, - in text). */
+	struct fsm_mounts *mounts;
 	int family;		/* resolved family id, 0: any */
 	uint64_t max_events;	/* --count, 0: no limit */
 	/* --receive-time: the receive time of each message is added to its

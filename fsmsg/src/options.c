@@ -227,7 +227,7 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->list = true;
 			break;
 		case 'd':
-			if (fsm_resolve_device(&o->filter, optarg, MOUNTINFO,
+			if (fsm_resolve_device(&o->filter, optarg, fsm_mountinfo_path(),
 					       &err) < 0)
 				usage_error("%s", err.msg);
 			break;

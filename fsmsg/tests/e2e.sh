@@ -17,6 +17,10 @@ FAKE=${2:?usage: e2e.sh FSMSG LIBFAKEGENL [VALGRIND [PROMTOOL]]}
 VALGRIND=${3:-valgrind}
 PROMTOOL=${4:-promtool}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsmsg-e2e.XXXXXX") || exit 1
+# Every output names mount points: none by default (an empty table),
+# the mount point tests give a fake mountinfo of their own.
+: > "$TMP/mountinfo.none"
+export FSMSG_MOUNTINFO="$TMP/mountinfo.none"
 pid= dpid=
 # Never leave a test's fsmsg behind, whatever happened.
 trap 'for p in $pid $dpid; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT INT TERM
@@ -123,12 +127,12 @@ counter 254 16 4 2
 counter 254 16 5 1
 EOF
 fake "$FSMSG" --list
-check "--list: table" eval '[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID       LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST
-vdc     0:45     btrfs   -                                     4294967297  -          12            0             1         0         0          0
-vdb     254:16   ext4    $U  1           -           0            3             0         2         1          0
-vdd     254:32   xfs     $U  3           -           0            0             7         0         0          0"'
+check "--list: table" eval '[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID       LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  MOUNTPOINT
+vdc     0:45     btrfs   -                                     4294967297  -          12            0             1         0         0          0  -
+vdb     254:16   ext4    $U  1           -           0            3             0         2         1          0  -
+vdd     254:32   xfs     $U  3           -           0            0             7         0         0          0  -"'
 fake "$FSMSG" -l -j -d 0:45
-check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"sb_id\":4294967297,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":\"1796283770999999001\",\"suppressed\":0},\"meta-enospc\":{\"count\":0,\"last_ns\":null,\"suppressed\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":\"1796283770999999003\",\"suppressed\":0},\"fs-error\":{\"count\":0,\"last_ns\":null,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":null,\"suppressed\":0},\"data-lost\":{\"count\":0,\"last_ns\":null,\"suppressed\":0}}}"'
+check "--list --json -d 0:45" eval '[ $rc -eq 0 ] && is "$TMP/out" "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":4294967297,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":\"1796283770999999001\",\"suppressed\":0},\"meta-enospc\":{\"count\":0,\"last_ns\":null,\"suppressed\":0},\"inode-enospc\":{\"count\":1,\"last_ns\":\"1796283770999999003\",\"suppressed\":0},\"fs-error\":{\"count\":0,\"last_ns\":null,\"suppressed\":0},\"shutdown\":{\"count\":0,\"last_ns\":null,\"suppressed\":0},\"data-lost\":{\"count\":0,\"last_ns\":null,\"suppressed\":0}}}"'
 if command -v jq >/dev/null 2>&1; then
 	jq -r '.counters | to_entries[] | "\(.key) \(.value.last_ns | type) \(.value.last_ns)"' \
 		"$TMP/out" >"$TMP/jq" 2>"$TMP/err"
@@ -142,9 +146,9 @@ else
 	skip "jq, --list --json: last_ns a string of every digit, null when never" "jq not installed"
 fi
 fake "$FSMSG" -l -T ext4 -T xfs -w inode-enospc
-check "--list -T ext4 -T xfs -w inode-enospc" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  INODE-ENOSPC
-vdb     254:16   ext4    $U  1      -                 0
-vdd     254:32   xfs     $U  3      -                 7"'
+check "--list -T ext4 -T xfs -w inode-enospc" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  INODE-ENOSPC  MOUNTPOINT
+vdb     254:16   ext4    $U  1      -                 0  -
+vdd     254:32   xfs     $U  3      -                 7  -"'
 fake "$FSMSG" -l -j -u "$U" -T xfs
 check "--list -u UUID -T xfs: one JSON line" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -q "\"dev\":\"254:32\"" "$TMP/out"'
 
@@ -159,15 +163,15 @@ details reason=1 fs_flags=0 errno=5
 event 5 254 16 1 0 touch
 EOF
 fake "$FSMSG" -F -q -c 2
-check "fs-error and shutdown: text lines with their details" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1: error: filesystem error, uid 0, pid 4242 (touch), count 1 errno EUCLEAN (117) function ext4_lookup line 1234 inode 12 block 0
-${T}2Z 254:16 ext4 vdb uuid $U sb 1: critical: filesystem shut down, uid 0, pid 4242 (touch), count 1 reason error fs_flags 0x0 errno EIO (5)"'
+check "fs-error and shutdown: text lines with their details" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1 mnt -: error: filesystem error, uid 0, pid 4242 (touch), count 1 errno EUCLEAN (117) function ext4_lookup line 1234 inode 12 block 0
+${T}2Z 254:16 ext4 vdb uuid $U sb 1 mnt -: critical: filesystem shut down, uid 0, pid 4242 (touch), count 1 reason error fs_flags 0x0 errno EIO (5)"'
 fake "$FSMSG" -F -q -j -c 2
 check "fs-error and shutdown: JSON details" eval '[ $rc -eq 0 ] && grep -q "\"warning\":\"fs-error\",\"warning_id\":4,\"severity\":\"error\",.*\"errno\":117,\"errno_name\":\"EUCLEAN\",\"function\":\"ext4_lookup\",\"line\":1234,\"inode\":12,\"block\":0,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}\$" "$TMP/out" && grep -q "\"warning\":\"shutdown\",\"warning_id\":5,\"severity\":\"critical\",.*\"errno\":5,\"errno_name\":\"EIO\",\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":\"error\",\"reason_id\":1,\"fs_flags\":0,\"offset\":null,\"length\":null}\$" "$TMP/out"'
 fake "$FSMSG" -F -q -w fs-error -t 0.3
 check "-w fs-error: the fs-error only" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -q ": error: filesystem error," "$TMP/out"'
 fake "$FSMSG" -l -w shutdown -w fs-error
-check "--list -w shutdown -w fs-error: their columns only (the dump is before the events)" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  FS-ERROR  SHUTDOWN
-vdb     254:16   ext4    $U  1      -             0         0"'
+check "--list -w shutdown -w fs-error: their columns only (the dump is before the events)" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  FS-ERROR  SHUTDOWN  MOUNTPOINT
+vdb     254:16   ext4    $U  1      -             0         0  -"'
 
 # ---- events ---------------------------------------------------------------
 script <<EOF
@@ -178,18 +182,18 @@ event 1 0 45 13 0 dd
 event 2 254 16 9 2 alloc_test
 EOF
 fake "$FSMSG" -F -c 3
-check "text: three events, exit 0 at --count" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4
-${T}2Z 0:45 btrfs vdc uuid - sb 4294967298: warning: no space left for data, uid 0, pid 4242 (dd), count 13
-${T}3Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)"'
+check "text: three events, exit 0 at --count" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4
+${T}2Z 0:45 btrfs vdc uuid - sb 4294967298 mnt -: warning: no space left for data, uid 0, pid 4242 (dd), count 13
+${T}3Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)"'
 check "text: listening line, then the gap (9 after 4 with 2 suppressed)" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
 fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 
 fake "$FSMSG" -F -j -q -c 3
 masked "$TMP/out" >"$TMP/masked"
-check "JSON: events and the missed line, one object per line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000001\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}
-{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000002\",\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}
+check "JSON: events and the missed line, one object per line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000001\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}
+{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000002\",\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}
 {\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
-{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000003\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}"'
+{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000003\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}"'
 check "-q: no listening line" eval 'is "$TMP/err" "fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 grep '"event":"missed"' "$TMP/out" | sed -n 's/.*"time":"\([^"]*\)".*/\1/p' >"$TMP/t"
 check "JSON missed line: an ISO UTC time to the second" grep -Eq '^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z$' "$TMP/t"
@@ -229,15 +233,15 @@ check "--count 2: exactly two lines" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$TMP/ou
 # time, which the missed reports do not get.
 fake "$FSMSG" -F -j -q -c 3 -r
 masked "$TMP/out" | sed 's/,"received_ns":"[0-9]*"}$/,"received_ns":R}/' >"$TMP/masked"
-check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000001\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}
-{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000002\",\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}
+check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000001\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}
+{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000002\",\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}
 {\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
-{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000003\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}"'
+{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000003\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}"'
 fake "$FSMSG" -F --receive-time -c 3
 sed -E 's/ received [+-][0-9]+\.[0-9]{3}us$/ received D/' "$TMP/out" >"$TMP/masked"
-check "--receive-time, text: ' received <+|-><us>.<3 digits>us' ends every event line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4 received D
-${T}2Z 0:45 btrfs vdc uuid - sb 4294967298: warning: no space left for data, uid 0, pid 4242 (dd), count 13 received D
-${T}3Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed) received D"'
+check "--receive-time, text: ' received <+|-><us>.<3 digits>us' ends every event line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "${T}1Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4 received D
+${T}2Z 0:45 btrfs vdc uuid - sb 4294967298 mnt -: warning: no space left for data, uid 0, pid 4242 (dd), count 13 received D
+${T}3Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed) received D"'
 check "--receive-time, text: stderr as without it" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
 fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
 
@@ -308,9 +312,9 @@ lost 1 254 16 3
 lost 1 254 16 4
 EOF
 fake "$FSMSG" -F -t 0.5
-check "overrun: keeps running, prints what arrived" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (a), count 4
-${T}2Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for data, uid 0, pid 4242 (b), count 1
-${T}5Z 254:16 ext4 vdb uuid $U sb 1: warning: no space left for metadata, uid 0, pid 4242 (c), count 7"'
+check "overrun: keeps running, prints what arrived" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (a), count 4
+${T}2Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for data, uid 0, pid 4242 (b), count 1
+${T}5Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (c), count 7"'
 check "overrun: said, then exactly what was missed per type" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
 fsmsg: overrun: events were dropped because the socket receive buffer was full; counting the missed warnings from the kernel'"'"'s counters
 fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)
@@ -804,20 +808,20 @@ summary 2 254 16 7 3
 event 2 254 16 8 0 b
 EOF
 fake "$FSMSG" -F -t 0.5 --prometheus-textfile "$M"
-check "summary, text: the held-back warnings in a line of its own, the label after the sb id" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 5 label scratch: warning: no space left for metadata, uid 0, pid 4242 (a), count 4
-2026-12-03T07:42:51.000000504Z 254:16 ext4 vdb uuid $U sb 5 label scratch: warning: no space left for metadata, 3 warnings held back by rate limiting (count 7)
-${T}5Z 254:16 ext4 vdb uuid $U sb 5 label scratch: warning: no space left for metadata, uid 0, pid 4242 (b), count 8"'
+check "summary, text: the held-back warnings in a line of its own, the label after the sb id" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 5 label scratch mnt -: warning: no space left for metadata, uid 0, pid 4242 (a), count 4
+2026-12-03T07:42:51.000000504Z 254:16 ext4 vdb uuid $U sb 5 label scratch mnt -: warning: no space left for metadata, 3 warnings held back by rate limiting (count 7)
+${T}5Z 254:16 ext4 vdb uuid $U sb 5 label scratch mnt -: warning: no space left for metadata, uid 0, pid 4242 (b), count 8"'
 check "summary: nothing reported missed" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events"'
 check "summary: the metrics counter equals the kernel's (8)" eval '[ "$(prom_value "$M" 254:16 meta-enospc)" = 8 ]'
 fake "$FSMSG" -F -j -q -t 0.5
-check "summary, JSON: event summary, label, no task" eval '[ $rc -eq 0 ] && [ "$(grep -c "\"event\":\"summary\"" "$TMP/out")" -eq 1 ] && grep "\"event\":\"summary\"" "$TMP/out" | grep -q "\"label\":\"scratch\",\"sb_id\":5,\"uid\":null,\"pid\":null,\"comm\":null,\"count\":7,\"suppressed\":3,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}\$" && [ "$(grep -c "\"event\":\"warning\"" "$TMP/out")" -eq 2 ]'
+check "summary, JSON: event summary, label, no task" eval '[ $rc -eq 0 ] && [ "$(grep -c "\"event\":\"summary\"" "$TMP/out")" -eq 1 ] && grep "\"event\":\"summary\"" "$TMP/out" | grep -q "\"label\":\"scratch\",\"mountpoints\":null,\"sb_id\":5,\"uid\":null,\"pid\":null,\"comm\":null,\"count\":7,\"suppressed\":3,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}\$" && [ "$(grep -c "\"event\":\"warning\"" "$TMP/out")" -eq 2 ]'
 # The guest's sum: 1 + suppressed per warning, suppressed per summary.
 sum=$(awk '/"event":"summary"/ { split($0, a, "\"suppressed\":"); s += a[2] + 0; next } /"event":"warning"/ { split($0, a, "\"suppressed\":"); s += 1 + a[2] } END { print s + 0 }' "$TMP/out")
 check "summary, JSON: warnings + suppressed + summaries' suppressed = the count's growth (5)" [ "$sum" = 5 ]
 fake "$FSMSG" -l
 check "--list: the label column" eval '[ $rc -eq 0 ] && grep -q "^vdb     254:16   ext4    $U  5      scratch " "$TMP/out"'
 fake "$FSMSG" -l -j -d 254:16
-check "--list --json: label and sb_id" eval '[ $rc -eq 0 ] && grep -q "^{\"event\":\"filesystem\",.*\"uuid\":\"$U\",\"label\":\"scratch\",\"sb_id\":5,\"counters\"" "$TMP/out"'
+check "--list --json: label and sb_id" eval '[ $rc -eq 0 ] && grep -q "^{\"event\":\"filesystem\",.*\"uuid\":\"$U\",\"label\":\"scratch\",\"mountpoints\":null,\"sb_id\":5,\"counters\"" "$TMP/out"'
 script <<EOF
 fs 254 16 ext4 vdb $U 0 3 0
 severity none

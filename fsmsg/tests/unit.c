@@ -141,7 +141,7 @@ static void test_full_event(void)
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for data,"
 	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n",
 	       "full event: text line");
 	fsm_buf_reset(&b);
@@ -150,7 +150,7 @@ static void test_full_event(void)
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\","
 	       "\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2" NO_DETAILS "}\n",
 	       "full event: JSON line");
 	fsm_buf_free(&b);
@@ -189,7 +189,7 @@ static void test_libnl_built(void)
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 0:45 btrfs vdc uuid - sb 8589934597: warning: no space left for metadata, uid 0,"
+	       TS_STR " 0:45 btrfs vdc uuid - sb 8589934597 mnt -: warning: no space left for metadata, uid 0,"
 	       " pid 4242 (kworker/u8:1), count 1\n",
 	       "libnl-built event: text, no uuid, no suppressed suffix for 0");
 	fsm_buf_reset(&b);
@@ -198,7 +198,7 @@ static void test_libnl_built(void)
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\","
 	       "\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\","
 	       "\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\","
-	       "\"uuid\":null,\"label\":null,\"sb_id\":8589934597,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
+	       "\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":8589934597,\"uid\":0,\"pid\":4242,\"comm\":\"kworker/u8:1\","
 	       "\"count\":1,\"suppressed\":0" NO_DETAILS "}\n",
 	       "libnl-built event: JSON");
 	fsm_buf_free(&b);
@@ -230,7 +230,7 @@ static void test_minimal_event(void)
 	fsm_buf_init(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, count 7\n",
+	       RECV_STR " 8:3 - - uuid - mnt -: warning: no free inodes, count 7\n",
 	       "minimal event: text uses '-' and the receive time");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
@@ -238,7 +238,7 @@ static void test_minimal_event(void)
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1700000000000000001\","
 	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
-	       "\"uuid\":null,\"label\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
 	       "\"count\":7,\"suppressed\":null" NO_DETAILS "}\n",
 	       "minimal event: JSON nulls and the receive time");
 	fsm_buf_free(&b);
@@ -1335,10 +1335,10 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n"
-	       "vdc     0:45     btrfs   -                                     45     -          12            0             1         0         0          0\n"
-	       "vdb     254:16   ext4    " UUID_STR "  16     -           0            3             0         0         0          0\n"
-	       "vdd     254:32   xfs     " UUID_STR "  32     -          12            0             1         0         0          0\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  MOUNTPOINT\n"
+	       "vdc     0:45     btrfs   -                                     45     -          12            0             1         0         0          0  -\n"
+	       "vdb     254:16   ext4    " UUID_STR "  16     -           0            3             0         0         0          0  -\n"
+	       "vdd     254:32   xfs     " UUID_STR "  32     -          12            0             1         0         0          0  -\n",
 	       "--list table, sorted by device number");
 	cap_free(&c);
 
@@ -1346,18 +1346,18 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,"
+	       "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":\"1796283771123456790\",\"suppressed\":null},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":null,\"suppressed\":null},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":\"1796283771123456791\",\"suppressed\":null},"
 	       "\"fs-error\":{\"count\":null,\"last_ns\":null,\"suppressed\":null},\"shutdown\":{\"count\":null,\"last_ns\":null,\"suppressed\":null},\"data-lost\":{\"count\":null,\"last_ns\":null,\"suppressed\":null}}}\n"
 	       "{\"event\":\"filesystem\",\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":16,\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":null,\"suppressed\":null},"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,\"sb_id\":16,\"counters\":{\"enospc\":{\"count\":0,\"last_ns\":null,\"suppressed\":null},"
 	       "\"meta-enospc\":{\"count\":3,\"last_ns\":\"1796283771123456789\",\"suppressed\":null},"
 	       "\"inode-enospc\":{\"count\":0,\"last_ns\":null,\"suppressed\":null},"
 	       "\"fs-error\":{\"count\":null,\"last_ns\":null,\"suppressed\":null},\"shutdown\":{\"count\":null,\"last_ns\":null,\"suppressed\":null},\"data-lost\":{\"count\":null,\"last_ns\":null,\"suppressed\":null}}}\n"
 	       "{\"event\":\"filesystem\",\"dev\":\"254:32\",\"major\":254,\"minor\":32,\"fstype\":\"xfs\",\"device\":\"vdd\","
-	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":32,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":null,\"suppressed\":null},"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,\"sb_id\":32,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":null,\"suppressed\":null},"
 	       "\"meta-enospc\":{\"count\":0,\"last_ns\":\"1796283771123456789\",\"suppressed\":null},"
 	       "\"inode-enospc\":{\"count\":1,\"last_ns\":null,\"suppressed\":null},"
 	       "\"fs-error\":{\"count\":null,\"last_ns\":null,\"suppressed\":null},\"shutdown\":{\"count\":null,\"last_ns\":null,\"suppressed\":null},\"data-lost\":{\"count\":null,\"last_ns\":null,\"suppressed\":null}}}\n",
@@ -1371,8 +1371,8 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  META-ENOSPC\n"
-	       "vdb     254:16   ext4    " UUID_STR "  16     -                3\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  META-ENOSPC  MOUNTPOINT\n"
+	       "vdb     254:16   ext4    " UUID_STR "  16     -                3  -\n",
 	       "--list -T ext4 -w meta-enospc: one row, one counter column");
 	cap_free(&c);
 
@@ -1382,7 +1382,7 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,"
+	       "{\"event\":\"filesystem\",\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":45,\"counters\":{\"enospc\":{\"count\":12,\"last_ns\":\"1796283771123456790\",\"suppressed\":null}}}\n",
 	       "--list --json -d 0:45 -w enospc");
 	cap_free(&c);
@@ -1405,8 +1405,8 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  UNKNOWN-7\n"
-	       "loop0   7:0      ext2    -     -      -           0            0             0         0         0          0     123456\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  UNKNOWN-7  MOUNTPOINT\n"
+	       "loop0   7:0      ext2    -     -      -           0            0             0         0         0          0     123456  -\n",
 	       "--list: unknown warning type 7 as an extra column");
 	cap_free(&c);
 	fsm_fs_list_free(&l);
@@ -1415,7 +1415,7 @@ static void test_list(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  MOUNTPOINT\n",
 	       "--list with no filesystems: header only");
 	cap_free(&c);
 
@@ -1700,22 +1700,22 @@ static void test_monitor_text(void)
 	cap_finish(&c);
 
 	is_str(c.out,
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
 	       "monitor text: every event on stdout, the invalid one skipped");
 	is_str(c.err,
 	       "fsmsg: missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
 	       "fsmsg: skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (11)\n",
 	       "monitor text: gap and invalid message reported on stderr");
 	is_str(fsm_buf_str(&c.log),
-	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
-	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
 	       "3|missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
-	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
 	       "4|skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (11)\n"
-	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
 	       "monitor syslog: LOG_ERR for missed, LOG_WARNING for severity warning");
 	ok(c.m.events == 4 && c.m.invalid == 1 && c.m.missed == 3,
 	   "monitor counters: 4 events, 1 invalid, 3 missed");
@@ -1747,14 +1747,14 @@ static void test_monitor_json_overrun(void)
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
-	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0" NO_DETAILS "}\n"
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":15}\n"
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
 	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"inode-enospc\",\"missed\":2}\n"
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
-	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0" NO_DETAILS "}\n",
 	       "monitor JSON: missed lines (gap, then resync per type) and events");
 	is_str(c.err,
@@ -1811,8 +1811,8 @@ static void test_monitor_filter_count(void)
 	ok(c.m.done && c.m.events == 2, "--count 2 reached after the second match");
 	cap_finish(&c);
 	is_str(c.out,
-	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, count 13\n"
-	       RECV_STR " 0:45 - - uuid -: warning: no space left for data, count 15\n",
+	       RECV_STR " 0:45 - - uuid - mnt -: warning: no space left for data, count 13\n"
+	       RECV_STR " 0:45 - - uuid - mnt -: warning: no space left for data, count 15\n",
 	       "device filter: only 0:45 events");
 	is_str(c.err, "fsmsg: missed 1 enospc warnings on - - (0:45)\n",
 	       "device filter: only 0:45's gap (seed 12, then 13, then 15) reported");
@@ -2722,7 +2722,7 @@ static void test_receive_time_format(void)
 	fsm_buf_init(&want);
 	ok(fsm_format_event_text(&b, &ev, RX, true) == 0, "receive time: text formatted");
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for data,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for data,"
 	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)"
 	       " received +12345.678us\n",
 	       "receive time: text line ends with the delay in us, 3 decimals");
@@ -2732,7 +2732,7 @@ static void test_receive_time_format(void)
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\","
 	       "\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":2"
 	       NO_DETAILS ",\"received_ns\":\"" RX_NS "\"}\n",
 	       "receive time: JSON line ends with received_ns, the kernel's time kept");
@@ -2810,7 +2810,7 @@ static void test_receive_time_format(void)
 	fsm_buf_reset(&b);
 	fsm_format_event_text(&b, &ev, RECV, true);
 	is_str(fsm_buf_str(&b),
-	       RECV_STR " 8:3 - - uuid -: warning: no free inodes, count 7 received -\n",
+	       RECV_STR " 8:3 - - uuid - mnt -: warning: no free inodes, count 7 received -\n",
 	       "receive time, no TIMESTAMP: text ' received -'");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, true);
@@ -2818,7 +2818,7 @@ static void test_receive_time_format(void)
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1700000000000000001\","
 	       "\"warning\":\"inode-enospc\",\"warning_id\":3,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"8:3\","
 	       "\"major\":8,\"minor\":3,\"fstype\":null,\"device\":null,"
-	       "\"uuid\":null,\"label\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":null,\"uid\":null,\"pid\":null,\"comm\":null,"
 	       "\"count\":7,\"suppressed\":null" NO_DETAILS ",\"received_ns\":\"1700000000000000001\"}\n",
 	       "receive time, no TIMESTAMP: JSON received_ns equals timestamp_ns");
 	raw_free(&r);
@@ -2859,14 +2859,14 @@ static void test_receive_time_monitor(void)
 	fsm_monitor_message(&c.m, r.buf, r.len, RX);
 	cap_finish(&c);
 	is_str(c.out,
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
 	       "monitor --receive-time, text: the event line with its delay");
 	is_str(c.err, "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n",
 	       "monitor --receive-time, text: missed report unchanged");
 	is_str(fsm_buf_str(&c.log),
 	       "3|missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
-	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: warning: no space left for metadata,"
+	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
 	       "monitor --receive-time, text: syslog gets the line as printed");
 	cap_free(&c);
@@ -2882,7 +2882,7 @@ static void test_receive_time_monitor(void)
 	       "\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
 	       "\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
-	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,"
+	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1"
 	       NO_DETAILS ",\"received_ns\":\"" RX_NS "\"}\n",
 	       "monitor --receive-time, JSON: received_ns last in the event, not in the missed line");
@@ -2987,7 +2987,7 @@ static void test_severity(void)
 		"unknown severity: JSON name unknown-9 and id");
 	fsm_buf_reset(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
-	has_str(fsm_buf_str(&b), "uuid -: unknown-9: no space left for metadata,",
+	has_str(fsm_buf_str(&b), "uuid - mnt -: unknown-9: no space left for metadata,",
 		"unknown severity: text names it");
 	fsm_buf_free(&b);
 	raw_free(&r);
@@ -3049,12 +3049,12 @@ static void test_label(void)
 	   !strcmp(ev.label, "data"), "LABEL read");
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid - sb 3 label data: error: no space left for data,"
+	       TS_STR " 254:16 ext4 vdb uuid - sb 3 label data mnt -: error: no space left for data,"
 	       " count 5\n",
 	       "label: text ' label L' after the sb id, severity error");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
-	has_str(fsm_buf_str(&b), "\"uuid\":null,\"label\":\"data\",\"sb_id\":3,",
+	has_str(fsm_buf_str(&b), "\"uuid\":null,\"label\":\"data\",\"mountpoints\":null,\"sb_id\":3,",
 		"label: JSON string after uuid");
 	has_str(fsm_buf_str(&b), "\"severity\":\"error\",\"severity_id\":3,",
 		"severity error in JSON");
@@ -3066,7 +3066,7 @@ static void test_label(void)
 	fsm_buf_reset(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	has_str(fsm_buf_str(&b),
-		" sb 3 label my\\x20vol\\x3a\\x20\\x22x\\x22\\\\\\x01\xc3\xa9\xff: error: ",
+		" sb 3 label my\\x20vol\\x3a\\x20\\x22x\\x22\\\\\\x01\xc3\xa9\xff mnt -: error: ",
 		"label: space, ':', '\"', '\\\\' and control bytes escaped in text");
 	fsm_buf_reset(&b);
 	fsm_format_event_json(&b, &ev, RECV, false);
@@ -3090,7 +3090,7 @@ static void test_label(void)
 	parse(&r, &ev, &err);
 	fsm_buf_reset(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
-	has_str(fsm_buf_str(&b), " uuid - sb 3: error: ", "empty label: none in text");
+	has_str(fsm_buf_str(&b), " uuid - sb 3 mnt -: error: ", "empty label: none in text");
 	raw_free(&r);
 
 	/* 255 bytes, the kernel's most, and beyond our slack: malformed. */
@@ -3133,15 +3133,15 @@ static void test_list_label(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL       ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n"
-	       "vdb     254:16   ext4    " UUID_STR "  9      my\\x20data       0            3             0         0         0          0\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL       ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  MOUNTPOINT\n"
+	       "vdb     254:16   ext4    " UUID_STR "  9      my\\x20data       0            3             0         0         0          0  -\n",
 	       "--list table: SB_ID and LABEL columns, the label escaped as in the text line");
 	cap_free(&c);
 	cap_init(&c, true);
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	has_str(c.out, "{\"event\":\"filesystem\",\"dev\":\"254:16\",", "--list JSON: event filesystem first");
-	has_str(c.out, "\"uuid\":\"" UUID_STR "\",\"label\":\"my data\",\"sb_id\":9,",
+	has_str(c.out, "\"uuid\":\"" UUID_STR "\",\"label\":\"my data\",\"mountpoints\":null,\"sb_id\":9,",
 		"--list JSON: label and sb_id");
 	cap_free(&c);
 	fsm_fs_list_free(&l);
@@ -3189,7 +3189,7 @@ static void test_summary(void)
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
 	       "2026-12-03T07:42:52.000000000Z 254:16 ext4 vdb uuid " UUID_STR
-	       " sb 7 label vol: warning: no space left for metadata,"
+	       " sb 7 label vol mnt -: warning: no space left for metadata,"
 	       " 37 warnings held back by rate limiting (count 120)\n",
 	       "summary: text line");
 	fsm_buf_reset(&b);
@@ -3202,7 +3202,7 @@ static void test_summary(void)
 	       "\"timestamp_ns\":\"1796283772000000000\",\"warning\":\"meta-enospc\",\"warning_id\":2,"
 	       "\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,"
 	       "\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
-	       "\"label\":\"vol\",\"sb_id\":7,\"uid\":null,\"pid\":null,\"comm\":null,"
+	       "\"label\":\"vol\",\"mountpoints\":null,\"sb_id\":7,\"uid\":null,\"pid\":null,\"comm\":null,"
 	       "\"count\":120,\"suppressed\":37" NO_DETAILS "}\n",
 	       "summary: JSON line, the same keys as a warning's");
 	fsm_fields_init(&jf);
@@ -3451,7 +3451,7 @@ static void test_data_lost(void)
 	   "data-lost: errno, inode, offset, length read; no task, no block");
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: error: file data lost at writeback,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: error: file data lost at writeback,"
 	       " count 2 errno ENOSPC (28) inode 13 offset 0 length 4096\n",
 	       "data-lost: text line, no task part, the file range last");
 	fsm_buf_reset(&b);
@@ -3460,7 +3460,7 @@ static void test_data_lost(void)
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\","
 	       "\"warning\":\"data-lost\",\"warning_id\":6,\"severity\":\"error\",\"severity_id\":3,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":null,\"pid\":null,"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,\"sb_id\":7,\"uid\":null,\"pid\":null,"
 	       "\"comm\":null,\"count\":2,\"suppressed\":0,\"errno\":28,\"errno_name\":\"ENOSPC\","
 	       "\"function\":null,\"line\":null,\"inode\":13,\"block\":null,"
 	       "\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":0,\"length\":4096}\n",
@@ -3518,7 +3518,7 @@ static void test_fs_error_shutdown_format(void)
 	parse(&r, &ev, &err);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: error: filesystem error,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: error: filesystem error,"
 	       " uid 1000, pid 123 (touch), count 3"
 	       " errno EUCLEAN (117) function ext4_lookup line 1234 inode 12 block 0\n",
 	       "fs-error: text line with the details");
@@ -3532,7 +3532,7 @@ static void test_fs_error_shutdown_format(void)
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\","
 	       "\"warning\":\"fs-error\",\"warning_id\":4,\"severity\":\"error\",\"severity_id\":3,\"dev\":\"254:16\","
 	       "\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
+	       "\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,\"sb_id\":7,\"uid\":1000,\"pid\":123,"
 	       "\"comm\":\"touch\",\"count\":3,\"suppressed\":0,\"errno\":117,\"errno_name\":\"EUCLEAN\","
 	       "\"function\":\"ext4_lookup\",\"line\":1234,\"inode\":12,\"block\":0,"
 	       "\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}\n",
@@ -3563,7 +3563,7 @@ static void test_fs_error_shutdown_format(void)
 	fsm_buf_reset(&b);
 	fsm_format_event_text(&b, &ev, RECV, false);
 	is_str(fsm_buf_str(&b),
-	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: critical: filesystem shut down,"
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: critical: filesystem shut down,"
 	       " uid 1000, pid 123 (kworker/1:2), count 1"
 	       " reason error fs_flags 0x0 errno EIO (5)\n",
 	       "shutdown: text line with the details");
@@ -3696,8 +3696,8 @@ static void test_fs_error_shutdown_monitor(void)
 	fsm_monitor_list(&c.m, &l);
 	cap_finish(&c);
 	is_str(c.out,
-	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST\n"
-	       "vdb     254:16   ext4    " UUID_STR "  7      -           4           17             0         3         1          0\n",
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID  LABEL  ENOSPC  META-ENOSPC  INODE-ENOSPC  FS-ERROR  SHUTDOWN  DATA-LOST  MOUNTPOINT\n"
+	       "vdb     254:16   ext4    " UUID_STR "  7      -           4           17             0         3         1          0  -\n",
 	       "--list: five counter columns");
 	cap_free(&c);
 	cap_init(&c, true);
@@ -3737,9 +3737,9 @@ static void test_fs_error_shutdown_monitor(void)
 		"metrics: the latest shutdown's time (the kernel's, newer)");
 	check_exposition(fsm_buf_str(&b), "metrics with fs-error and shutdown");
 	ok(c.m.missed == 1 + 1, "a gap in fs-error and shutdown counts is missed");
-	has_str(fsm_buf_str(&c.log), "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: error: filesystem error,",
+	has_str(fsm_buf_str(&c.log), "3|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: error: filesystem error,",
 		"syslog: fs-error at LOG_ERR");
-	has_str(fsm_buf_str(&c.log), "2|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7: critical: filesystem shut down,",
+	has_str(fsm_buf_str(&c.log), "2|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: critical: filesystem shut down,",
 		"syslog: shutdown at LOG_CRIT");
 	has_str(c.err, "missed 1 shutdown warnings on ext4 vdb (254:16)",
 		"missed report names the shutdown type");
