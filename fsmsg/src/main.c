@@ -179,6 +179,10 @@ static void write_metrics(struct app *app)
 	int e = ENOMEM;
 
 	fsm_buf_reset(&app->prom);
+	/* The info series render the table as it is: read it first if it
+	 * never was or the mounts changed since. */
+	if (!app->mounts.loaded || app->mounts.stale)
+		fsm_mounts_load(&app->mounts);
 	if (fsm_metrics_render(&app->metrics, &app->prom) == 0) {
 		if (fsm_write_atomic(app->opt.textfile, fsm_buf_str(&app->prom),
 				     app->prom.len, &stage) == 0) {
@@ -367,7 +371,16 @@ static int run(struct app *app)
 		if (ti >= 0 && pfd[ti].revents)
 			return app->opt.count ? EXIT_TIMEOUT : EXIT_OK;
 		if (mi >= 0 && pfd[mi].revents) {
+			uint64_t gen = app->mounts.generation;
+
 			fsm_mounts_polled(&app->mounts, pfd[mi].revents);
+			/* The metrics file names mount points: rewrite it
+			 * when they changed (the timer is armed below). */
+			if (app->opt.textfile && app->mounts.stale) {
+				fsm_mounts_load(&app->mounts);
+				if (app->mounts.generation != gen)
+					app->metrics.changed = true;
+			}
 			/* A file that cannot be polled (POLLNVAL, or not
 			 * /proc): stop watching, lookups re-read on a miss. */
 			if (pfd[mi].revents & POLLNVAL ||
@@ -419,6 +432,7 @@ int main(int argc, char **argv)
 	if (fsm_mounts_init(&app.mounts, fsm_mountinfo_path()) < 0)
 		oom();
 	app.mon.mounts = &app.mounts;
+	app.metrics.mounts = &app.mounts;
 	if (fsm_monitor_init(&app.mon) < 0)
 		oom();
 

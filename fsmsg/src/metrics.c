@@ -365,6 +365,49 @@ static int cmp_series(const void *a, const void *b)
 	return strcmp(x->device, y->device);
 }
 
+/* The order of the info series: device number, then the labels. */
+static int cmp_fs_series(const void *a, const void *b)
+{
+	const struct fsm_series *x = *(const struct fsm_series *const *)a;
+	const struct fsm_series *y = *(const struct fsm_series *const *)b;
+	int c = cmp_dev(x->major, x->minor, y->major, y->minor);
+
+	if (c)
+		return c;
+	if ((c = strcmp(x->uuid, y->uuid)))
+		return c;
+	if ((c = strcmp(x->fstype, y->fstype)))
+		return c;
+	return strcmp(x->device, y->device);
+}
+
+/* fsmsg_filesystem_info: @v (@n series) is sorted again, by filesystem. */
+static void render_info(const struct fsm_metrics *m, struct fsm_buf *b,
+			const struct fsm_series **v, size_t n)
+{
+	family(b, "fsmsg_filesystem_info", "gauge",
+	       "Where each filesystem with warnings series is mounted, 1 per mount point; device and mountpoint as node_exporter's node_filesystem_* series have them.");
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_fs_series);
+	for (size_t i = 0; i < n; i++) {
+		const struct fsm_series *s = v[i];
+		struct fsm_mnts mnt;
+
+		if (s->gone || (i && !cmp_fs_series(&v[i - 1], &v[i])))
+			continue;
+		fsm_mounts_lookup(m->mounts, s->major, s->minor, &mnt);
+		for (size_t j = 0; j < mnt.n; j++) {
+			fsm_buf_printf(b, "fsmsg_filesystem_info{dev=\"%u:%u\",device=\"",
+				       s->major, s->minor);
+			fsm_prom_label_value(b, mnt.source);
+			fsm_buf_printf(b, "\",fstype=\"%s\",uuid=\"%s\",mountpoint=\"",
+				       s->fstype, s->uuid);
+			fsm_prom_label_value(b, mnt.paths[j]);
+			fsm_buf_puts(b, "\"} 1\n");
+		}
+	}
+}
+
 int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b)
 {
 	const struct fsm_series **v = NULL;
@@ -400,6 +443,8 @@ int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b)
 		labels(b, v[i]);
 		seconds(b, v[i]->last_ns);
 	}
+	if (m->mounts)
+		render_info(m, b, v, n);
 	free(v);
 	family(b, "fsmsg_missed_warnings_total", "counter",
 	       "Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).");

@@ -26,6 +26,7 @@
 #include "accounting.h"
 #include "event.h"
 #include "format.h"
+#include "mounts.h"
 
 #define FSM_METRICS_DEFAULT_MAX_SERIES 65536
 
@@ -54,6 +55,10 @@ struct fsm_metrics {
 	uint64_t missed;	/* fsmsg_missed_warnings_total */
 	uint64_t rejected;	/* fsmsg_rejected_messages_total */
 	bool changed;		/* since the caller last cleared it */
+	/* Where filesystems are mounted, for fsmsg_filesystem_info; set by
+	 * the caller, only read (never re-read) when rendering. NULL: no
+	 * such family in the file. */
+	const struct fsm_mounts *mounts;
 	struct fsm_buf key[3];	/* scratch: rendered device, fstype, uuid */
 };
 
@@ -105,8 +110,19 @@ const struct fsm_series *fsm_metrics_find(struct fsm_metrics *m,
  * \ " and newline escaped, bytes that are not UTF-8 written as \xNN. */
 int fsm_prom_label_value(struct fsm_buf *b, const char *s);
 
-/* The whole file, the series sorted by device number, warning type, uuid,
- * fstype and device. Returns 0, or -1 when out of memory. */
+/*
+ * The whole file, the series sorted by device number, warning type, uuid,
+ * fstype and device. With @m->mounts, the family fsmsg_filesystem_info
+ * too: for each filesystem with series (not gone) and each of its mount
+ * points in the table, by mount id,
+ *   fsmsg_filesystem_info{dev="254:16",device="/dev/vdb",fstype="ext4",
+ *                         uuid="...",mountpoint="/srv"} 1
+ * where device is mountinfo's source of that mount (node_exporter's
+ * device label) and mountpoint the path as mountinfo has it, unescaped:
+ * the labels node_exporter's node_filesystem_* series have. A filesystem
+ * mounted nowhere fsmsg can see has none. Returns 0, or -1 when out of
+ * memory.
+ */
 int fsm_metrics_render(const struct fsm_metrics *m, struct fsm_buf *b);
 
 /*

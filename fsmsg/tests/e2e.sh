@@ -375,6 +375,9 @@ HELP_W='# HELP fsmsg_warnings_total Warnings (out of space, errors, shutdowns) t
 HELP_L='# HELP fsmsg_last_warning_timestamp_seconds Time of the latest such warning in seconds since the epoch; no series until there was one.
 # TYPE fsmsg_last_warning_timestamp_seconds gauge'
 help_tail() { # help_tail MISSED OVERRUNS [REJECTED]
+	# No info series: the e2e mountinfo is empty but in the mount tests.
+	echo "# HELP fsmsg_filesystem_info Where each filesystem with warnings series is mounted, 1 per mount point; device and mountpoint as node_exporter's node_filesystem_* series have them."
+	echo '# TYPE fsmsg_filesystem_info gauge'
 	echo '# HELP fsmsg_missed_warnings_total Warnings fsmsg knows it did not receive as messages (socket overruns, gaps in the counts).'
 	echo '# TYPE fsmsg_missed_warnings_total counter'
 	echo "fsmsg_missed_warnings_total $1"
@@ -883,6 +886,56 @@ EOF
 fake "$FSMSG" -F -t 0.3 -w enospc
 check "filter not permitted: CAP_SYS_ADMIN, exit 2" eval '[ $rc -eq 2 ] && is "$TMP/err" "fsmsg: setting the kernel'"'"'s message filter needs CAP_SYS_ADMIN (run fsmsg as root)"'
 unset FAKEGENL_FILTERS
+
+# ---- mount points (a fake mountinfo) ---------------------------------------
+# 254:16 mounted on /srv and bound on "/mnt/a b" (mount ids out of order in
+# the file), btrfs's anonymous 0:45 on /data, 254:32 nowhere to be seen.
+MI=$TMP/mountinfo
+printf '%s\n' '61 29 254:16 /sub /mnt/a\040b rw - ext4 /dev/vdb rw' \
+	'30 29 254:16 / /srv rw,relatime shared:1 - ext4 /dev/vdb rw' \
+	'41 29 0:45 /@ /data rw - btrfs /dev/vdc rw' >"$MI"
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1 4294967298
+fs 254 32 xfs vdd $U 0 0 7
+event 2 254 16 4 0 alloc_test
+event 1 0 45 13 0 dd
+event 3 254 32 8 0 touch
+EOF
+FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F -c 3
+check "mount points, text: ' mnt /srv +1', ' mnt /data', ' mnt -' for none" eval '[ $rc -eq 0 ] && is "$TMP/out" "${T}1Z 254:16 ext4 vdb uuid $U sb 1 mnt /srv +1: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 4
+${T}2Z 0:45 btrfs vdc uuid - sb 4294967298 mnt /data: warning: no space left for data, uid 0, pid 4242 (dd), count 13
+${T}3Z 254:32 xfs vdd uuid $U sb 3 mnt -: warning: no free inodes, uid 0, pid 4242 (touch), count 8"'
+FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F -j -c 3
+check "mount points, JSON: every one by mount id, null for none" eval '[ $rc -eq 0 ] && [ "$(grep -c "\"label\":null,\"mountpoints\":\[\"/srv\",\"/mnt/a b\"\],\"sb_id\":1," "$TMP/out")" -eq 1 ] && grep -q "\"dev\":\"0:45\",.*,\"mountpoints\":\[\"/data\"\]," "$TMP/out" && grep -q "\"dev\":\"254:32\",.*,\"mountpoints\":null," "$TMP/out"'
+if command -v jq >/dev/null 2>&1; then
+	jq -c '.mountpoints' "$TMP/out" >"$TMP/jq" 2>&1
+	check "jq, mount points: arrays and null" eval 'is "$TMP/jq" "[\"/srv\",\"/mnt/a b\"]
+[\"/data\"]
+null"'
+fi
+FSMSG_MOUNTINFO=$MI fake "$FSMSG" --list -w enospc
+check "mount points, --list: the MOUNTPOINT column last" eval '[ $rc -eq 0 ] && is "$TMP/out" "DEVICE  MAJ:MIN  FSTYPE  UUID                                  SB_ID       LABEL  ENOSPC  MOUNTPOINT
+vdc     0:45     btrfs   -                                     4294967298  -          12  /data
+vdb     254:16   ext4    $U  1           -           0  /srv +1
+vdd     254:32   xfs     $U  3           -           0  -"'
+FSMSG_MOUNTINFO=$MI fake "$FSMSG" --list --json -w enospc
+check "mount points, --list --json: arrays and null" eval '[ $rc -eq 0 ] && grep -q "\"dev\":\"254:16\",.*\"mountpoints\":\[\"/srv\",\"/mnt/a b\"\]," "$TMP/out" && grep -q "\"dev\":\"254:32\",.*\"mountpoints\":null," "$TMP/out"'
+rm -f "$M"
+FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F -c 3 --prometheus-textfile "$M"
+grep '^fsmsg_filesystem_info' "$M" >"$TMP/info" 2>/dev/null
+check "mount points, metrics: one info series per mount point, device as node_exporter has it" eval '[ $rc -eq 0 ] && is "$TMP/info" "fsmsg_filesystem_info{dev=\"0:45\",device=\"/dev/vdc\",fstype=\"btrfs\",uuid=\"\",mountpoint=\"/data\"} 1
+fsmsg_filesystem_info{dev=\"254:16\",device=\"/dev/vdb\",fstype=\"ext4\",uuid=\"$U\",mountpoint=\"/srv\"} 1
+fsmsg_filesystem_info{dev=\"254:16\",device=\"/dev/vdb\",fstype=\"ext4\",uuid=\"$U\",mountpoint=\"/mnt/a b\"} 1"'
+promtool_check "$M" "mount points, metrics"
+# No mountinfo at all (a chroot without /proc): nothing known, nothing wrong.
+FSMSG_MOUNTINFO=$TMP/no-such-mountinfo fake "$FSMSG" -F -c 3
+check "mount points, no mountinfo: ' mnt -' everywhere, no error" eval '[ $rc -eq 0 ] && [ "$(grep -c " mnt -: " "$TMP/out")" -eq 3 ] && ! grep -v "^fsmsg: listening" "$TMP/err" | grep -q .'
+if ! "$FSMSG" --help | grep -q 'not available: built without journal support'; then
+	rm -f "$TMP/mi.journal"
+	FAKEGENL_JOURNAL=$TMP/mi.journal FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F --journal -c 3
+	check "mount points, journal: MESSAGE starts with the first, FSMSG_MOUNTPOINT for each" eval '[ $rc -eq 0 ] && grep -qx "MESSAGE=/srv (vdb, ext4, 254:16): no space left for metadata; alloc_test\[4242\] uid 0" "$TMP/mi.journal" && [ "$(grep -c "^FSMSG_MOUNTPOINT=" "$TMP/mi.journal")" -eq 3 ] && grep -qx "FSMSG_MOUNTPOINT=/mnt/a b" "$TMP/mi.journal" && grep -qx "MESSAGE=vdd (xfs, 254:32): no free inodes; touch\[4242\] uid 0" "$TMP/mi.journal"'
+fi
 
 # ---- under valgrind --------------------------------------------------------
 if command -v "$VALGRIND" >/dev/null 2>&1; then

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -33,6 +34,7 @@
 #include "journal.h"
 #include "metrics.h"
 #include "monitor.h"
+#include "mounts.h"
 #include "nlbuild.h"
 #include "promcheck.h"
 
@@ -3749,6 +3751,210 @@ static void test_fs_error_shutdown_monitor(void)
 	fsm_fs_list_free(&l);
 }
 
+/* ---- mount points ------------------------------------------------------ */
+
+/* A fake mountinfo: 254:16 mounted twice (listed out of id order), once on
+ * a path with a space, a tab, a backslash and a quote, btrfs's anonymous
+ * 0:45 by two subvolumes, and lines that do not parse. */
+#define MI_VDB1 "60 29 254:16 /sub /mnt/a\\040b\\011c\\134d\"e rw - ext4 /dev/vdb rw\n"
+#define MI_VDB0 "30 29 254:16 / /srv rw,relatime shared:1 - ext4 /dev/vdb rw\n"
+#define MI_BTRFS "41 29 0:45 /@ /data rw - btrfs /dev/vdc rw\n" \
+	"42 29 0:45 /@home /home rw - btrfs /dev/vdc rw\n"
+#define MI_JUNK "garbage\n22 1 0:21 / /proc rw - proc proc rw\n"
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (!fp || fputs(text, fp) < 0 || fclose(fp) != 0)
+		printf("# cannot write %s\n", path);
+}
+
+static void test_mounts(void)
+{
+	char path[] = "/tmp/fsmsg-unit-mi-XXXXXX";
+	struct fsm_mounts t;
+	struct fsm_mnts mnt;
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		close(fd);
+	write_file(path, MI_VDB1 MI_JUNK MI_VDB0 MI_BTRFS);
+	ok(fsm_mounts_init(&t, path) == 0 && !t.loaded, "mounts: init reads nothing yet");
+	fsm_mounts_find(&t, 254, 16, 1000000000ULL, &mnt);
+	ok(t.loaded && t.n == 5 && mnt.n == 2 && !strcmp(mnt.paths[0], "/srv") &&
+	   !strcmp(mnt.paths[1], "/mnt/a b\tc\\d\"e") && !strcmp(mnt.source, "/dev/vdb"),
+	   "mounts: both mounts of 254:16 by mount id, unescaped, the junk skipped");
+	fsm_mounts_lookup(&t, 0, 45, &mnt);
+	ok(mnt.n == 2 && !strcmp(mnt.paths[0], "/data") && !strcmp(mnt.paths[1], "/home") &&
+	   !strcmp(mnt.source, "/dev/vdc"), "mounts: btrfs's anonymous 0:45 from field 3");
+	fsm_mounts_lookup(&t, 0, 21, &mnt);
+	ok(mnt.n == 1 && !strcmp(mnt.paths[0], "/proc"), "mounts: proc too");
+	fsm_mounts_lookup(&t, 8, 3, &mnt);
+	ok(mnt.n == 0 && !mnt.paths && !mnt.source, "mounts: a device mounted nowhere: none");
+
+	/* Mounted after the table was read: a miss re-reads it, but at most
+	 * once a second. */
+	write_file(path, MI_VDB0 "70 29 8:3 / /mnt/new rw - xfs /dev/sda3 rw\n");
+	fsm_mounts_find(&t, 8, 3, 2000000000ULL, &mnt);
+	ok(mnt.n == 1 && !strcmp(mnt.paths[0], "/mnt/new"), "mounts: a miss re-reads the file");
+	fsm_mounts_find(&t, 9, 9, 3000000000ULL, &mnt);
+	ok(mnt.n == 0, "mounts: still not there");
+	write_file(path, MI_VDB0 "71 29 9:9 / /mnt/nine rw - xfs /dev/sdb rw\n");
+	fsm_mounts_find(&t, 9, 9, 3500000000ULL, &mnt);
+	ok(mnt.n == 0, "mounts: no second read within a second of the last miss");
+	fsm_mounts_find(&t, 9, 9, 4000000001ULL, &mnt);
+	ok(mnt.n == 1 && !strcmp(mnt.paths[0], "/mnt/nine"), "mounts: read again a second later");
+
+	/* POLLPRI: the mounts changed; the next lookup reads them. */
+	write_file(path, "80 29 254:16 / /srv2 rw - ext4 /dev/vdb rw\n");
+	fsm_mounts_polled(&t, POLLIN);
+	fsm_mounts_find(&t, 254, 16, 4000000002ULL, &mnt);
+	ok(mnt.n == 1 && !strcmp(mnt.paths[0], "/srv"), "mounts: POLLIN alone changes nothing");
+	fsm_mounts_polled(&t, POLLPRI | POLLERR);
+	ok(t.stale, "mounts: POLLPRI marks the table stale");
+	fsm_mounts_find(&t, 254, 16, 4000000003ULL, &mnt);
+	ok(mnt.n == 1 && !strcmp(mnt.paths[0], "/srv2") && !t.stale,
+	   "mounts: re-read after POLLPRI");
+	ok(fsm_mounts_watch(&t) >= 0 && t.fd >= 0, "mounts: the file opens for poll()");
+
+	/* A chroot, a container, no /proc: nothing known, nothing wrong. */
+	unlink(path);
+	fsm_mounts_polled(&t, POLLPRI);
+	fsm_mounts_find(&t, 254, 16, 9000000000ULL, &mnt);
+	ok(mnt.n == 0 && t.n == 0, "mounts: an unreadable file: no mount points");
+	fsm_mounts_free(&t);
+
+	setenv("FSMSG_MOUNTINFO", "/x/mi", 1);
+	ok(!strcmp(fsm_mountinfo_path(), "/x/mi"), "mounts: $FSMSG_MOUNTINFO names the file");
+	setenv("FSMSG_MOUNTINFO", "", 1);
+	ok(!strcmp(fsm_mountinfo_path(), "/proc/self/mountinfo"), "mounts: else /proc/self/mountinfo");
+	unsetenv("FSMSG_MOUNTINFO");
+}
+
+/* Every output of an event and a --list row, with its mount points. */
+static void test_mounts_format(void)
+{
+	static const char *const two[] = { "/srv", "/mnt/a b\tc\\d\"e" };
+	static const char *const one[] = { "/srv" };
+	struct raw r = { 0 };
+	struct fsm_event ev;
+	struct fsm_error err;
+	struct fsm_buf b;
+	struct fsm_fields f;
+	char *got;
+
+	fsm_buf_init(&b);
+	raw_full_event(&r, FS_MSG_WARN_ENOSPC, 5, 2, "alloc_test");
+	parse(&r, &ev, &err);
+	ev.mnt = (struct fsm_mnts){ one, 1, "/dev/vdb" };
+	fsm_format_event_text(&b, &ev, RECV, false);
+	is_str(fsm_buf_str(&b),
+	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt /srv: warning: no space left for data,"
+	       " uid 1000, pid 123 (alloc_test), count 5 (2 suppressed)\n",
+	       "mount point: text ' mnt /srv' before the severity");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), ",\"label\":null,\"mountpoints\":[\"/srv\"],\"sb_id\":7,",
+		"mount point: JSON array after the label");
+
+	ev.mnt = (struct fsm_mnts){ two, 2, "/dev/vdb" };
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), " sb 7 mnt /srv +1: warning: ",
+		"two mount points: text the first and +1");
+	fsm_buf_reset(&b);
+	fsm_format_event_json(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), ",\"mountpoints\":[\"/srv\",\"/mnt/a b\\u0009c\\\\d\\\"e\"],",
+		"two mount points: JSON both, by mount id, escaped");
+	ev.mnt = (struct fsm_mnts){ two + 1, 1, "/dev/vdb" };
+	fsm_buf_reset(&b);
+	fsm_format_event_text(&b, &ev, RECV, false);
+	has_str(fsm_buf_str(&b), " sb 7 mnt /mnt/a\\x20b\\x09c\\\\d\\x22e: warning: ",
+		"mount point: text one token, space, tab, backslash and quote escaped");
+
+	fsm_fields_init(&f);
+	ev.mnt = (struct fsm_mnts){ two, 2, "/dev/vdb" };
+	ok(fsm_journal_event(&f, &ev, RECV, false) == 0, "mount points: journal entry built");
+	got = fields_str(&f);
+	has_str(got, "MESSAGE=/srv (vdb, ext4, 254:16): no space left for data; alloc_test[123] uid 1000\n",
+		"journal: MESSAGE starts with the mount point");
+	has_str(got, "FSMSG_UUID=" UUID_STR "\nFSMSG_MOUNTPOINT=/srv\nFSMSG_MOUNTPOINT=/mnt/a b\\x09c\\d\"e\nFSMSG_SB_ID=7\n",
+		"journal: one FSMSG_MOUNTPOINT per mount point, after the uuid");
+	free(got);
+	raw_free(&r);
+	fsm_fields_free(&f);
+	fsm_buf_free(&b);
+}
+
+/* --list and the metrics file, with the fake mountinfo. */
+static void test_mounts_list_metrics(void)
+{
+	char path[] = "/tmp/fsmsg-unit-mi-XXXXXX";
+	static const uint32_t cols[] = { 1 };
+	struct fsm_mounts t;
+	struct fsm_metrics m;
+	struct fsm_labels l;
+	struct fsm_fs fs[3];
+	struct fsm_buf b;
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		close(fd);
+	write_file(path, MI_VDB1 MI_VDB0 MI_BTRFS);
+	fsm_mounts_init(&t, path);
+	fsm_mounts_load(&t);
+	fsm_buf_init(&b);
+	memset(fs, 0, sizeof(fs));
+	fs[0] = (struct fsm_fs){ .major = 0, .minor = 45, .fstype = "btrfs", .device = "vdc" };
+	fs[1] = (struct fsm_fs){ .major = 254, .minor = 16, .fstype = "ext4", .device = "vdb" };
+	fs[2] = (struct fsm_fs){ .major = 8, .minor = 3, .fstype = "xfs", .device = "sda3" };
+	for (size_t i = 0; i < 3; i++)
+		fsm_mounts_lookup(&t, fs[i].major, fs[i].minor, &fs[i].mnt);
+	fsm_format_fs_table(&b, fs, 3, cols, 1);
+	is_str(fsm_buf_str(&b),
+	       "DEVICE  MAJ:MIN  FSTYPE  UUID  SB_ID  LABEL  ENOSPC  MOUNTPOINT\n"
+	       "vdc     0:45     btrfs   -     -      -           0  /data +1\n"
+	       "vdb     254:16   ext4    -     -      -           0  /srv +1\n"
+	       "sda3    8:3      xfs     -     -      -           0  -\n",
+	       "--list table: MOUNTPOINT last, the first and +N, - for none");
+	fsm_buf_reset(&b);
+	fsm_format_fs_json(&b, &fs[2], cols, 1);
+	has_str(fsm_buf_str(&b), "\"label\":null,\"mountpoints\":null,\"sb_id\":null,",
+		"--list JSON: mountpoints null when mounted nowhere visible");
+	fsm_buf_reset(&b);
+	fsm_format_fs_json(&b, &fs[1], cols, 1);
+	has_str(fsm_buf_str(&b), "\"mountpoints\":[\"/srv\",\"/mnt/a b\\u0009c\\\\d\\\"e\"],",
+		"--list JSON: every mount point");
+
+	fsm_metrics_init(&m, RECV, 16);
+	m.mounts = &t;
+	l = lab(254, 16, 2, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 3, TS);
+	l = lab(254, 16, 1, "ext4", "vdb", true);
+	fsm_metrics_observe(&m, &l, 0, 0);
+	l = lab(0, 45, 1, "btrfs", "vdc", false);
+	fsm_metrics_observe(&m, &l, 12, TS + 1);
+	l = lab(8, 3, 1, "xfs", "sda3", false);
+	fsm_metrics_observe(&m, &l, 1, TS + 1);
+	fsm_buf_reset(&b);
+	fsm_metrics_render(&m, &b);
+	has_str(fsm_buf_str(&b),
+		"# HELP fsmsg_filesystem_info Where each filesystem with warnings series is mounted, 1 per mount point; device and mountpoint as node_exporter's node_filesystem_* series have them.\n"
+		"# TYPE fsmsg_filesystem_info gauge\n"
+		"fsmsg_filesystem_info{dev=\"0:45\",device=\"/dev/vdc\",fstype=\"btrfs\",uuid=\"\",mountpoint=\"/data\"} 1\n"
+		"fsmsg_filesystem_info{dev=\"0:45\",device=\"/dev/vdc\",fstype=\"btrfs\",uuid=\"\",mountpoint=\"/home\"} 1\n"
+		"fsmsg_filesystem_info{dev=\"254:16\",device=\"/dev/vdb\",fstype=\"ext4\",uuid=\"" UUID_STR "\",mountpoint=\"/srv\"} 1\n"
+		"fsmsg_filesystem_info{dev=\"254:16\",device=\"/dev/vdb\",fstype=\"ext4\",uuid=\"" UUID_STR "\",mountpoint=\"/mnt/a b\\\\x09c\\\\d\\\"e\"} 1\n"
+		"# HELP fsmsg_missed_warnings_total ",
+		"metrics: one info series per filesystem and mount point, none for 8:3");
+	check_exposition(fsm_buf_str(&b), "metrics with info series");
+	fsm_metrics_free(&m);
+	fsm_buf_free(&b);
+	fsm_mounts_free(&t);
+	unlink(path);
+}
+
 int main(void)
 {
 	/* Output must not depend on the machine's zone or locale. */
@@ -3775,6 +3981,9 @@ int main(void)
 	test_list();
 	test_filters();
 	test_mountinfo();
+	test_mounts();
+	test_mounts_format();
+	test_mounts_list_metrics();
 	test_resolve();
 	test_monitor_text();
 	test_monitor_json_overrun();
