@@ -3,7 +3,7 @@
 
 # text_re NAME: what fsmsg's text line says about image NAME
 text_re() {
-	echo "$(sb_dev "$1") $(img_var "$1" FSTYPE) $(basename "$(disk "$1")") uuid $(img_var "$1" UUID) sb [0-9]+ label $1"
+	echo "$(sb_dev "$1") $(img_var "$1" FSTYPE) $(basename "$(disk "$1")") uuid $(img_var "$1" UUID) sb [0-9]+ label $1 mnt /mnt/$1"
 }
 
 t_fsmsg_text_filters() {
@@ -40,6 +40,7 @@ t_fsmsg_text_filters() {
 	sed 's/^/# /' /tmp/all.out
 
 	# Every line: time, MAJ:MIN, type, device, UUID, superblock id, label,
+	# mount point (/mnt/NAME, the only one),
 	# severity, the warning in words, then uid, pid and command, count,
 	# and "(N suppressed)" when rate limited; or, for a summary, how many
 	# warnings the rate limit held back and the count.
@@ -56,6 +57,9 @@ t_fsmsg_text_filters() {
 	ext4_lines=$(grep -Ec "$(text_re ext4):" /tmp/all.out)
 	expect_eq "$(lines /tmp/bydev.out)" "$ext4_lines" "events admitted by -d /mnt/ext4"
 	expect_eq "$(grep -vc "\"dev\":\"$(sb_dev ext4)\"" /tmp/bydev.out)" 0 "other filesystems admitted by -d"
+	# Every JSON line names the mount point, the one there is.
+	expect_eq "$(grep -vc '"mountpoints":\["/mnt/ext4"\],' /tmp/bydev.out)" 0 \
+		"-d /mnt/ext4 lines without \"mountpoints\":[\"/mnt/ext4\"]"
 	expect_eq "$(lines /tmp/bytype.out)" 1 "events admitted by -T xfs"
 	grep -q '"fstype":"xfs"' /tmp/bytype.out || fail "-T xfs admitted $(cat /tmp/bytype.out)"
 	expect_eq "$(lines /tmp/byuuid.out)" 1 "events admitted by -u UUID -w inode-enospc"

@@ -74,6 +74,13 @@ t_fleet_prometheus() {
 		expect_eq "$(printf '%s' "$line" | sed -n 's/.*uuid="\([^"]*\)".*/\1/p')" \
 			"$(img_var "$name" UUID)" "$name uuid label"
 	done
+	# The info series joins node_exporter's: device as mountinfo's
+	# source, the mount point.
+	line="fsmsg_filesystem_info{dev=\"$(sb_dev ext4)\",device=\"$(disk ext4)\",fstype=\"ext4\",uuid=\"$(img_var ext4 UUID)\",mountpoint=\"/mnt/ext4\"} 1"
+	grep -qxF "$line" "$PROM" || {
+		grep '^fsmsg_filesystem_info' "$PROM" | sed 's/^/# /'
+		fail "no $line"
+	}
 
 	# Warnings while fsmsg runs: a fill and 30 failing writes, most of
 	# them suppressed by the default rate limit (one message a second).
