@@ -9,7 +9,8 @@
 #   environment: BENCH_REPS (default 5), QEMU_TIMEOUT (per boot),
 #   BENCH_PART=normal (only the normal-path workloads: writes, writes each
 #   fsync()ed, creates, mkdirs), BENCH_PART=filtered (only the listeners
-#   filtered in the kernel, on the patched kernel: the baseline has none)
+#   filtered in the kernel, on the patched kernel: the baseline has none),
+#   BENCH_PART=btrfs (only btrfs's failing operations)
 set -euo pipefail
 
 base=$1 patched=$2 gen=$3 out=$4 fsmsg=$5 alloc_test=$6 probe=$7 promcheck=$8
