@@ -36,5 +36,13 @@ fi
 echo "  APT    $missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
+# Debian 12 ships linux-source-6.12 in bookworm-security only: a system
+# (or a debootstrap chroot) without that suite cannot get it.
+if ! apt-cache show linux-source-6.12 >/dev/null 2>&1; then
+	echo "install-deps: no package linux-source-6.12: it comes from the" \
+	     "bookworm-security suite; add 'deb http://deb.debian.org/debian-security" \
+	     "bookworm-security main' to /etc/apt/sources.list and run make again" >&2
+	exit 2
+fi
 # shellcheck disable=SC2086
 apt-get install -q -y --no-install-recommends $missing
