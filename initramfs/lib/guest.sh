@@ -102,7 +102,12 @@ wait_for() {
 listener_start() {
 	local name=$1
 	shift
-	fsmsg -F "$@" > "/tmp/$name.out" 2> "/tmp/$name.err" &
+	# Emptied here, not only by the redirection: that happens in the
+	# child, and a wait_for that runs first would find the "listening"
+	# of an earlier fsmsg still in the file.
+	: > "/tmp/$name.out"
+	: > "/tmp/$name.err"
+	fsmsg -F "$@" >> "/tmp/$name.out" 2>> "/tmp/$name.err" &
 	echo $! > "/tmp/$name.pid"
 	if ! wait_for 20 grep -qs '^fsmsg: listening' "/tmp/$name.err"; then
 		sed 's/^/# fsmsg: /' "/tmp/$name.err"

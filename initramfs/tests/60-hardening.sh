@@ -28,7 +28,9 @@ t_hostile_sleeper() {
 	out1=$(flood ext4 2 200) || fail "flood without the sleeper: $out1"
 	note "without: $out1"
 
-	fsmsg_probe sleep > /tmp/probe.out 2> /tmp/probe.err &
+	: > /tmp/probe.out
+	: > /tmp/probe.err
+	fsmsg_probe sleep >> /tmp/probe.out 2>> /tmp/probe.err &
 	probe=$!
 	probe_started
 	out2=$(timeout 300 alloc_test /mnt/ext4 --mode flood --no-fill \
@@ -57,7 +59,9 @@ t_hostile_64() {
 	local out
 	ratelimit 0
 	fill_for_flood ext4
-	fsmsg_probe listen 64 200 120 > /tmp/probe.out 2> /tmp/probe.err &
+	: > /tmp/probe.out
+	: > /tmp/probe.err
+	fsmsg_probe listen 64 200 120 >> /tmp/probe.out 2>> /tmp/probe.err &
 	probe=$!
 	probe_started
 	out=$(flood ext4 2 100) || fail "flood: $out"
@@ -129,7 +133,9 @@ t_race_umount_flood() {
 	fill_for_flood ext4
 	before=$(counter ext4 enospc)
 	fsmsg_start --json -d /mnt/ext4
-	fsmsg_probe sleep > /tmp/probe.out 2> /tmp/probe.err &
+	: > /tmp/probe.out
+	: > /tmp/probe.err
+	fsmsg_probe sleep >> /tmp/probe.out 2>> /tmp/probe.err &
 	probe=$!
 	alloc_test /mnt/ext4 --mode flood --no-fill --flood-op write --threads 2 \
 		--seconds 15 --workdir-name case.work > /tmp/flood.out &

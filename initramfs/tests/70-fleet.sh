@@ -65,7 +65,10 @@ t_fleet_prometheus() {
 	rm -f "$PROM"
 	# The file is written before fsmsg says it is listening.
 	fsmsg_start --prometheus-textfile "$PROM"
-	[ -s "$PROM" ] || fail "no metrics file once fsmsg listens"
+	if [ ! -s "$PROM" ]; then
+		sed 's/^/# fsmsg: /' /tmp/fsmsg.err
+		fail "no metrics file once fsmsg listens"
+	fi
 	prom_agrees "at start"
 	for name in $IMAGES; do
 		line=$(grep "^fsmsg_warnings_total{dev=\"$(sb_dev "$name")\"," "$PROM" | head -1)

@@ -9,7 +9,10 @@
 watch_start() {
 	local name=$1
 	shift
-	fsmsg_probe watch "$@" > "/tmp/$name.out" 2> "/tmp/$name.err" &
+	# Emptied first: the redirection happens in the child (listener_start).
+	: > "/tmp/$name.out"
+	: > "/tmp/$name.err"
+	fsmsg_probe watch "$@" >> "/tmp/$name.out" 2>> "/tmp/$name.err" &
 	echo $! > "/tmp/$name.pid"
 	if ! wait_for 20 grep -q listening "/tmp/$name.err"; then
 		sed 's/^/# fsmsg_probe: /' "/tmp/$name.err"
