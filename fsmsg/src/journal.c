@@ -195,34 +195,32 @@ static void sentence(struct fsm_buf *b, const struct fsm_event *ev)
 	bool dev = ev->device && *ev->device, type = ev->fstype && *ev->fstype;
 	bool comm = ev->comm && *ev->comm;
 
-	if (ev->mnt.n) {
-		fsm_text_string(b, ev->mnt.paths[0]);
-		fsm_buf_puts(b, " (");
-		if (dev) {
-			fsm_text_string(b, ev->device);
-			fsm_buf_puts(b, ", ");
-		}
-		if (type) {
-			fsm_text_string(b, ev->fstype);
-			fsm_buf_puts(b, ", ");
-		}
-		fsm_buf_printf(b, "%u:%u)", ev->major, ev->minor);
-	} else if (dev) {
-		fsm_text_string(b, ev->device);
-		fsm_buf_puts(b, " (");
-		if (type) {
-			fsm_text_string(b, ev->fstype);
-			fsm_buf_puts(b, ", ");
-		}
-		fsm_buf_printf(b, "%u:%u)", ev->major, ev->minor);
-	} else {
+	/* Named by the mount point, else the device, else the number; then,
+	 * in parentheses, what of device, type and number the name is not. */
+	const char *head = ev->mnt.n ? ev->mnt.paths[0] : dev ? ev->device : NULL;
+	const char *sep = " (";
+
+	if (head)
+		fsm_text_string(b, head);
+	else
 		fsm_buf_printf(b, "%u:%u", ev->major, ev->minor);
-		if (type) {
-			fsm_buf_puts(b, " (");
-			fsm_text_string(b, ev->fstype);
-			fsm_buf_puts(b, ")");
-		}
+	if (ev->mnt.n && dev) {
+		fsm_buf_puts(b, sep);
+		fsm_text_string(b, ev->device);
+		sep = ", ";
 	}
+	if (type) {
+		fsm_buf_puts(b, sep);
+		fsm_text_string(b, ev->fstype);
+		sep = ", ";
+	}
+	if (head) {
+		fsm_buf_puts(b, sep);
+		fsm_buf_printf(b, "%u:%u", ev->major, ev->minor);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fsm_buf_puts(b, ")");
 	fsm_buf_puts(b, ": ");
 	if (ev->summary) {
 		uint64_t n = ev->has_suppressed ? ev->suppressed : 0;

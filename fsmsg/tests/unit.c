@@ -2570,6 +2570,13 @@ static void test_journal(void)
 	       "FSMSG_COUNT=7\nFSMSG_TIMESTAMP_NS=1700000000000000001\n",
 	       "journal event: absent attributes left out, receive time, unknown type");
 	free(got);
+	/* A type but no device name: the number names it. */
+	ev.fstype = "ext4";
+	fsm_journal_event(&f, &ev, RECV, false);
+	got = fields_str(&f);
+	has_str(got, "MESSAGE=8:3 (ext4): unknown warning 7\n",
+		"journal event: the number first when there is no device name");
+	free(got);
 	raw_free(&r);
 
 	/* Names are printable text in the journal. */
