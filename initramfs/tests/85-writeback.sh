@@ -247,8 +247,18 @@ case_ext4_thin_timeout() {
 # XFS: 128 KiB files, so that each needs at least one pool block that
 # fstrim gave back (a new 4 KiB file could land in a block the pool still
 # has for the metadata beside it); one ioend, so one message, per file.
+# XFS retries a failed metadata write forever when the error is ENOSPC (its
+# default): should a metadata block land where the pool has no block, the
+# case would hang on the log.  Make XFS give up at once instead, so that
+# it shuts down and the shutdown count says so.
+xfs_fail_fast() {
+	local f=/sys/fs/xfs/$THIN_NAME/error/metadata/ENOSPC/max_retries
+	echo 0 > "$f" || fail "cannot set $f"
+}
+
 case_xfs_thin_full() {
 	LOST_FSTYPE=xfs LOST_SIZE=131072 LOST_LENGTH=131072
+	THIN_AFTER_TRIM=xfs_fail_fast
 	thin_full xfs lostxfs defaults 2
 }
 case_add case_xfs_thin_full "xfs on a full thin pool (error_if_no_space): fsync ENOSPC, one data-lost per file"

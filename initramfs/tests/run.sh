@@ -75,11 +75,71 @@ cleanup_case() {
 	fi
 }
 
+# A case still running after CASE_TIMEOUT seconds (fsmsg.case_timeout= on
+# the kernel command line; default 600, several times the slowest case on
+# the debug kernel) is stuck: say what every task is doing, have the
+# kernel list its blocked tasks on the console, kill the case and go on,
+# so that a hang names itself instead of running into QEMU_TIMEOUT.
+CASE_TIMEOUT=$(sed -n 's/.*fsmsg\.case_timeout=\([0-9]*\).*/\1/p' /proc/cmdline)
+CASE_TIMEOUT=${CASE_TIMEOUT:-600}
+
+# children PID: the tasks whose parent is PID
+children() {
+	local parent=$1 f st
+	for f in /proc/[0-9]*/stat; do
+		read -r st 2> /dev/null < "$f" || continue
+		# "pid (comm) state ppid ...", and comm may hold spaces
+		set -- ${st##*) }
+		[ "$2" = "$parent" ] && echo "${st%% *}"
+	done
+}
+
+# kill_tree PID: PID and everything under it
+kill_tree() {
+	local c
+	for c in $(children "$1"); do
+		kill_tree "$c"
+	done
+	kill -KILL "$1" 2> /dev/null
+}
+
+# show_tasks: pid, state, parent, where it sleeps and the command line of
+# every process
+show_tasks() {
+	local d st
+	for d in /proc/[0-9]*; do
+		read -r st 2> /dev/null < "$d/stat" || continue
+		set -- ${st##*) }
+		ktap_print_msg "  ${d#/proc/} $1 ppid $2 wchan $(cat "$d/wchan" 2> /dev/null)" \
+			"$(tr '\0' ' ' < "$d/cmdline" 2> /dev/null | cut -c1-100)"
+	done
+}
+
+# watchdog FUNC RUNNER: started beside each case (a child of RUNNER, as
+# the case is)
+watchdog() {
+	local self rest c
+	read -r self rest < /proc/self/stat
+	sleep "$CASE_TIMEOUT" &
+	trap "kill $! 2> /dev/null; exit 0" TERM
+	wait $!
+	ktap_print_msg "$1: still running after ${CASE_TIMEOUT}s: stuck; every task:"
+	show_tasks
+	[ -w /proc/sysrq-trigger ] && echo w > /proc/sysrq-trigger
+	for c in $(children "$2"); do
+		[ "$c" = "$self" ] || kill_tree "$c"
+	done
+}
+
 while IFS='|' read -r func desc <&3; do
 	rm -f /tmp/skip_reason
 	start=$(date +%s)
+	watchdog "$func" $$ &
+	dog=$!
 	( "$func" ) < /dev/null
 	rc=$?
+	kill "$dog" 2> /dev/null
+	wait "$dog" 2> /dev/null
 	ktap_print_msg "$func: $(( $(date +%s) - start ))s"
 	case $rc in
 	0)	ktap_test_pass "$desc" ;;
