@@ -939,7 +939,11 @@ int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 	return done(b);
 }
 
-/* missed 12 meta-enospc warnings on ext4 vdb (254:16) */
+/*
+ * missed 12 meta-enospc warnings on ext4 vdb (254:16) mnt /srv
+ * the mount points as an event line has them (put_mnts_text()), last so
+ * that the words before them read as a sentence.
+ */
 int fsm_format_missed_words(struct fsm_buf *b, const struct fsm_missed *m)
 {
 	put_lit(b, "missed ");
@@ -952,11 +956,12 @@ int fsm_format_missed_words(struct fsm_buf *b, const struct fsm_missed *m)
 	fsm_text_string(b, m->device);
 	put_lit(b, " (");
 	put_dev(b, m->major, m->minor);
-	put_lit(b, ")");
+	put_lit(b, ") mnt ");
+	put_mnts_text(b, &m->mnt);
 	return done(b);
 }
 
-/* fsmsg: missed 12 meta-enospc warnings on ext4 vdb (254:16) */
+/* fsmsg: missed 12 meta-enospc warnings on ext4 vdb (254:16) mnt /srv */
 int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m)
 {
 	put_lit(b, "fsmsg: ");
@@ -976,6 +981,7 @@ int fsm_format_missed_json(struct fsm_buf *b, const struct fsm_missed *m,
 	json_key(b, "device");
 	fsm_json_string(b, m->device);
 	json_uuid(b, m->has_uuid, m->uuid);
+	json_mnts(b, &m->mnt);
 	json_warning(b, m->warning);
 	json_u64(b, "missed", true, m->missed);
 	put_lit(b, "}\n");

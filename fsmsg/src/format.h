@@ -42,6 +42,7 @@ struct fsm_missed {
 	const char *device;	/* NULL: unknown */
 	bool has_uuid;
 	uint8_t uuid[FSM_UUID_LEN];
+	struct fsm_mnts mnt;	/* as an event's: see struct fsm_mnts */
 };
 
 /* Building blocks; all append to @b and return 0, or -1 when out of memory. */
@@ -78,7 +79,7 @@ int fsm_format_event_text(struct fsm_buf *b, const struct fsm_event *ev,
 int fsm_format_event_json(struct fsm_buf *b, const struct fsm_event *ev,
 			  uint64_t recv_ns, bool received);
 int fsm_format_missed_text(struct fsm_buf *b, const struct fsm_missed *m);
-/* The same without "fsmsg: " and the newline, for syslog and the journal. */
+/* The same without "fsmsg: " and the newline, for syslog. */
 int fsm_format_missed_words(struct fsm_buf *b, const struct fsm_missed *m);
 int fsm_format_missed_json(struct fsm_buf *b, const struct fsm_missed *m,
 			   uint64_t now_ns);

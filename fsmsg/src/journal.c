@@ -181,46 +181,64 @@ static int finish(struct fsm_fields *f)
 }
 
 /*
- * MESSAGE, for a person: the filesystem, what happened, who.
+ * The name a MESSAGE gives a filesystem: its (first) mount point when
+ * fsmsg knows it, else the device, else the number; then, in parentheses,
+ * what of device, type and number the name is not:
+ *   /srv (vdb, ext4, 254:16)   vdb (ext4, 254:16)   8:3 (ext4)
+ */
+static void fs_name(struct fsm_buf *b, uint32_t major, uint32_t minor,
+		    const char *device, const char *fstype,
+		    const struct fsm_mnts *mnt)
+{
+	bool dev = device && *device, type = fstype && *fstype;
+	const char *head = mnt->n ? mnt->paths[0] : dev ? device : NULL;
+	const char *sep = " (";
+
+	if (head)
+		fsm_text_string(b, head);
+	else
+		fsm_buf_printf(b, "%u:%u", major, minor);
+	if (mnt->n && dev) {
+		fsm_buf_puts(b, sep);
+		fsm_text_string(b, device);
+		sep = ", ";
+	}
+	if (type) {
+		fsm_buf_puts(b, sep);
+		fsm_text_string(b, fstype);
+		sep = ", ";
+	}
+	if (head) {
+		fsm_buf_puts(b, sep);
+		fsm_buf_printf(b, "%u:%u", major, minor);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fsm_buf_puts(b, ")");
+}
+
+/* One field per mount point (the journal keeps repeated fields), by
+ * mount id; none when none is known. */
+static void mountpoint_fields(struct fsm_fields *f, const struct fsm_mnts *mnt)
+{
+	for (size_t i = 0; i < mnt->n && i < FSM_JOURNAL_MAX_MOUNTPOINTS; i++)
+		fsm_fields_add_str(f, "FSMSG_MOUNTPOINT", mnt->paths[i]);
+}
+
+/*
+ * MESSAGE, for a person: the filesystem (fs_name()), what happened, who.
  *   vdb (ext4, 254:16): no space left for data; alloc_test[4242] uid 0
  *   vdb (ext4, 254:16): 37 warnings of no space left for data held back
  *   by rate limiting
- * and when fsmsg knows where it is mounted, the (first) mount point first:
  *   /srv (vdb, ext4, 254:16): no space left for data; alloc_test[4242] uid 0
  * The time, UUID, counts, every mount point... are in the FSMSG_* fields.
  */
 static void sentence(struct fsm_buf *b, const struct fsm_event *ev)
 {
 	const char *words = fsm_warning_words(ev->warning);
-	bool dev = ev->device && *ev->device, type = ev->fstype && *ev->fstype;
 	bool comm = ev->comm && *ev->comm;
 
-	/* Named by the mount point, else the device, else the number; then,
-	 * in parentheses, what of device, type and number the name is not. */
-	const char *head = ev->mnt.n ? ev->mnt.paths[0] : dev ? ev->device : NULL;
-	const char *sep = " (";
-
-	if (head)
-		fsm_text_string(b, head);
-	else
-		fsm_buf_printf(b, "%u:%u", ev->major, ev->minor);
-	if (ev->mnt.n && dev) {
-		fsm_buf_puts(b, sep);
-		fsm_text_string(b, ev->device);
-		sep = ", ";
-	}
-	if (type) {
-		fsm_buf_puts(b, sep);
-		fsm_text_string(b, ev->fstype);
-		sep = ", ";
-	}
-	if (head) {
-		fsm_buf_puts(b, sep);
-		fsm_buf_printf(b, "%u:%u", ev->major, ev->minor);
-		sep = ", ";
-	}
-	if (*sep == ',')
-		fsm_buf_puts(b, ")");
+	fs_name(b, ev->major, ev->minor, ev->device, ev->fstype, &ev->mnt);
 	fsm_buf_puts(b, ": ");
 	if (ev->summary) {
 		uint64_t n = ev->has_suppressed ? ev->suppressed : 0;
@@ -303,10 +321,7 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 	fs_fields(f, ev->major, ev->minor, ev->device, ev->fstype, ev->has_uuid,
 		  ev->uuid);
 	fsm_fields_add_str(f, "FSMSG_LABEL", ev->label);
-	/* One field per mount point (the journal keeps repeated fields),
-	 * by mount id; none when none is known. */
-	for (size_t i = 0; i < ev->mnt.n && i < FSM_JOURNAL_MAX_MOUNTPOINTS; i++)
-		fsm_fields_add_str(f, "FSMSG_MOUNTPOINT", ev->mnt.paths[i]);
+	mountpoint_fields(f, &ev->mnt);
 	if (ev->has_sb_id)
 		fsm_fields_add(f, "FSMSG_SB_ID", "%llu", (unsigned long long)ev->sb_id);
 	if (ev->has_uid)
@@ -332,17 +347,25 @@ int fsm_journal_event(struct fsm_fields *f, const struct fsm_event *ev,
 	return finish(f);
 }
 
+/*
+ * The filesystem named as in an event's MESSAGE, then the loss:
+ *   /srv (vdb, ext4, 254:16): missed 12 meta-enospc warnings
+ */
 int fsm_journal_missed(struct fsm_fields *f, const struct fsm_missed *ms)
 {
 	if (message_begin(f) < 0)
 		return -1;
-	fsm_format_missed_words(&f->buf, ms);
+	fs_name(&f->buf, ms->major, ms->minor, ms->device, ms->fstype, &ms->mnt);
+	fsm_buf_printf(&f->buf, ": missed %llu ", (unsigned long long)ms->missed);
+	fsm_format_warning_name(&f->buf, ms->warning);
+	fsm_buf_puts(&f->buf, " warnings");
 	end(f);
 	fsm_fields_add(f, "MESSAGE_ID", "%s", FSM_MSGID_MISSED);
 	identity(f, LOG_ERR);
 	warning_fields(f, ms->warning);
 	fs_fields(f, ms->major, ms->minor, ms->device, ms->fstype, ms->has_uuid,
 		  ms->uuid);
+	mountpoint_fields(f, &ms->mnt);
 	fsm_fields_add(f, "FSMSG_MISSED", "%llu", (unsigned long long)ms->missed);
 	return finish(f);
 }

@@ -76,8 +76,9 @@ const char *fsm_journal_message_id(uint32_t warning);
 
 /*
  * The entries, into @f (reset first). Fields the kernel did not send are
- * left out. MESSAGE is the text output's line (without the --receive-time
- * suffix); @recv_ns stands in for an absent TIMESTAMP, as in the text
+ * left out. MESSAGE is a sentence naming the filesystem by its first
+ * mount point when known (else its device), as event and missed report
+ * alike; FSMSG_MOUNTPOINT is each mount point. @recv_ns stands in for an absent TIMESTAMP, as in the text
  * output, and with @received (--receive-time) it is FSMSG_RECEIVED_NS, the
  * last field. Each returns 0, or -1 when out of memory.
  */

@@ -193,7 +193,8 @@ static void log_line(struct fsm_monitor *m, int prio, size_t skip)
 	m->log(m->log_arg, prio, m->buf.data + skip);
 }
 
-static int report_missed(struct fsm_monitor *m, const struct fsm_missed *ms,
+/* Fills in ms->mnt: the lookup only for the reports that pass the filters. */
+static int report_missed(struct fsm_monitor *m, struct fsm_missed *ms,
 			 uint64_t now_ns)
 {
 	int ret = 0;
@@ -209,6 +210,8 @@ static int report_missed(struct fsm_monitor *m, const struct fsm_missed *ms,
 	 * counting as warnings (the kernel's filter may keep them away). */
 	if ((sev ? sev : FS_MSG_SEVERITY_WARNING) < m->filter->min_severity)
 		return 0;
+	if (m->mounts)
+		fsm_mounts_find(m->mounts, ms->major, ms->minor, now_ns, &ms->mnt);
 	m->missed += ms->missed;
 	if (m->metrics) {
 		m->metrics->missed += ms->missed;

@@ -186,15 +186,15 @@ check "text: three events, exit 0 at --count" eval '[ $rc -eq 0 ] && is "$TMP/ou
 ${T}2Z 0:45 btrfs vdc uuid - sb 4294967298 mnt -: warning: no space left for data, uid 0, pid 4242 (dd), count 13
 ${T}3Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed)"'
 check "text: listening line, then the gap (9 after 4 with 2 suppressed)" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
-fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
+fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16) mnt -"'
 
 fake "$FSMSG" -F -j -q -c 3
 masked "$TMP/out" >"$TMP/masked"
 check "JSON: events and the missed line, one object per line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000001\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}
 {\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000002\",\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}
-{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
+{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"mountpoints\":null,\"warning\":\"meta-enospc\",\"missed\":2}
 {\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000003\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null}"'
-check "-q: no listening line" eval 'is "$TMP/err" "fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
+check "-q: no listening line" eval 'is "$TMP/err" "fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16) mnt -"'
 grep '"event":"missed"' "$TMP/out" | sed -n 's/.*"time":"\([^"]*\)".*/\1/p' >"$TMP/t"
 check "JSON missed line: an ISO UTC time to the second" grep -Eq '^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z$' "$TMP/t"
 # What jq makes of the same lines: "time" through fromdateiso8601 (jq 1.6
@@ -235,7 +235,7 @@ fake "$FSMSG" -F -j -q -c 3 -r
 masked "$TMP/out" | sed 's/,"received_ns":"[0-9]*"}$/,"received_ns":R}/' >"$TMP/masked"
 check "-r, JSON: received_ns the last key of every event, not in the missed line" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000001\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":4,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}
 {\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000002\",\"warning\":\"enospc\",\"warning_id\":1,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"0:45\",\"major\":0,\"minor\":45,\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"label\":null,\"mountpoints\":null,\"sb_id\":4294967298,\"uid\":0,\"pid\":4242,\"comm\":\"dd\",\"count\":13,\"suppressed\":0,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}
-{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
+{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"mountpoints\":null,\"warning\":\"meta-enospc\",\"missed\":2}
 {\"time\":\"${JT}\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771000000003\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"label\":null,\"mountpoints\":null,\"sb_id\":1,\"uid\":0,\"pid\":4242,\"comm\":\"alloc_test\",\"count\":9,\"suppressed\":2,\"errno\":null,\"errno_name\":null,\"function\":null,\"line\":null,\"inode\":null,\"block\":null,\"reason\":null,\"reason_id\":null,\"fs_flags\":null,\"offset\":null,\"length\":null,\"received_ns\":R}"'
 fake "$FSMSG" -F --receive-time -c 3
 sed -E 's/ received [+-][0-9]+\.[0-9]{3}us$/ received D/' "$TMP/out" >"$TMP/masked"
@@ -243,7 +243,7 @@ check "--receive-time, text: ' received <+|-><us>.<3 digits>us' ends every event
 ${T}2Z 0:45 btrfs vdc uuid - sb 4294967298 mnt -: warning: no space left for data, uid 0, pid 4242 (dd), count 13 received D
 ${T}3Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (alloc_test), count 9 (2 suppressed) received D"'
 check "--receive-time, text: stderr as without it" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
-fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)"'
+fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16) mnt -"'
 
 # With the kernel's timestamps from the real clock, the delay is >= 0 and
 # small: the fake kernel sends right after fsmsg's seed dump.
@@ -317,14 +317,14 @@ ${T}2Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for data, uid 
 ${T}5Z 254:16 ext4 vdb uuid $U sb 1 mnt -: warning: no space left for metadata, uid 0, pid 4242 (c), count 7"'
 check "overrun: said, then exactly what was missed per type" eval 'is "$TMP/err" "fsmsg: listening: FS_MSG/events
 fsmsg: overrun: events were dropped because the socket receive buffer was full; counting the missed warnings from the kernel'"'"'s counters
-fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16)
-fsmsg: missed 3 enospc warnings on ext4 vdb (254:16)"'
+fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16) mnt -
+fsmsg: missed 3 enospc warnings on ext4 vdb (254:16) mnt -"'
 fake "$FSMSG" -F -j -q -t 0.5
 masked "$TMP/out" | grep '"event":"missed"' >"$TMP/masked"
-check "overrun, JSON: missed lines on stdout too" eval 'is "$TMP/masked" "{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"meta-enospc\",\"missed\":2}
-{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"warning\":\"enospc\",\"missed\":3}"'
+check "overrun, JSON: missed lines on stdout too" eval 'is "$TMP/masked" "{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"mountpoints\":null,\"warning\":\"meta-enospc\",\"missed\":2}
+{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"mountpoints\":null,\"warning\":\"enospc\",\"missed\":3}"'
 fake "$FSMSG" -F -w enospc -t 0.5
-check "overrun with -w enospc: only the enospc loss reported" eval 'grep -c "^fsmsg: missed" "$TMP/err" | grep -qx 1 && grep -qx "fsmsg: missed 3 enospc warnings on ext4 vdb (254:16)" "$TMP/err"'
+check "overrun with -w enospc: only the enospc loss reported" eval 'grep -c "^fsmsg: missed" "$TMP/err" | grep -qx 1 && grep -qx "fsmsg: missed 3 enospc warnings on ext4 vdb (254:16) mnt -" "$TMP/err"'
 
 # ---- the Prometheus metrics file --------------------------------------------
 M=$TMP/prom/fsmsg.prom
@@ -606,7 +606,7 @@ SYSLOG_IDENTIFIER=fsmsg'
 			FSMSG_MAJOR=0 FSMSG_MINOR=45 FSMSG_DEVICE=vdc FSMSG_FSTYPE=btrfs \
 			FSMSG_SB_ID=4294967298 FSMSG_UID=0 FSMSG_PID=4242 OBJECT_PID=4242 FSMSG_COMM=dd \
 			FSMSG_COUNT=13 FSMSG_SUPPRESSED=0 FSMSG_TIMESTAMP_NS=1796283771000000002
-		entry "MESSAGE=missed 2 meta-enospc warnings on ext4 vdb (254:16)" \
+		entry "MESSAGE=vdb (ext4, 254:16): missed 2 meta-enospc warnings" \
 			"MESSAGE_ID=aea531d5c4ed4dcebe99b078603528b5" "$(printf "$ident" 3)" \
 			FSMSG_WARNING=meta-enospc FSMSG_WARNING_ID=2 FSMSG_DEV=254:16 \
 			FSMSG_MAJOR=254 FSMSG_MINOR=16 FSMSG_DEVICE=vdb FSMSG_FSTYPE=ext4 \
@@ -935,6 +935,31 @@ if ! "$FSMSG" --help | grep -q 'not available: built without journal support'; t
 	rm -f "$TMP/mi.journal"
 	FAKEGENL_JOURNAL=$TMP/mi.journal FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F --journal -c 3
 	check "mount points, journal: MESSAGE starts with the first, FSMSG_MOUNTPOINT for each" eval '[ $rc -eq 0 ] && grep -qx "MESSAGE=/srv (vdb, ext4, 254:16): no space left for metadata; alloc_test\[4242\] uid 0" "$TMP/mi.journal" && [ "$(grep -c "^FSMSG_MOUNTPOINT=" "$TMP/mi.journal")" -eq 3 ] && grep -qx "FSMSG_MOUNTPOINT=/mnt/a b" "$TMP/mi.journal" && grep -qx "MESSAGE=vdd (xfs, 254:32): no free inodes; touch\[4242\] uid 0" "$TMP/mi.journal"'
+fi
+
+# Missed reports name the mount points as events do: a gap on 254:16
+# (/srv +1), then an overrun whose resync finds 0:45's loss (/data).
+script <<EOF
+fs 254 16 ext4 vdb $U 0 3 0
+fs 0 45 btrfs vdc - 12 0 1
+event 2 254 16 4 0 a
+event 2 254 16 7 0 b
+lost 1 0 45 13
+lost 1 0 45 14
+overrun
+EOF
+FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F -q -t 0.5
+check "mount points, missed text: ' mnt /srv +1' and ' mnt /data' last" eval '[ $rc -eq 0 ] && is "$TMP/err" "fsmsg: missed 2 meta-enospc warnings on ext4 vdb (254:16) mnt /srv +1
+fsmsg: overrun: events were dropped because the socket receive buffer was full; counting the missed warnings from the kernel'"'"'s counters
+fsmsg: missed 2 enospc warnings on btrfs vdc (0:45) mnt /data"'
+FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F -j -q -t 0.5
+masked "$TMP/out" | grep '"event":"missed"' >"$TMP/masked"
+check "mount points, missed JSON: every one, after the uuid" eval '[ $rc -eq 0 ] && is "$TMP/masked" "{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"$U\",\"mountpoints\":[\"/srv\",\"/mnt/a b\"],\"warning\":\"meta-enospc\",\"missed\":2}
+{\"time\":\"T\",\"event\":\"missed\",\"dev\":\"0:45\",\"fstype\":\"btrfs\",\"device\":\"vdc\",\"uuid\":null,\"mountpoints\":[\"/data\"],\"warning\":\"enospc\",\"missed\":2}"'
+if ! "$FSMSG" --help | grep -q 'not available: built without journal support'; then
+	rm -f "$TMP/mi.journal"
+	FAKEGENL_JOURNAL=$TMP/mi.journal FSMSG_MOUNTINFO=$MI fake "$FSMSG" -F -q --journal -t 0.5
+	check "mount points, missed journal: MESSAGE starts with the first, FSMSG_MOUNTPOINT for each" eval '[ $rc -eq 0 ] && grep -qx "MESSAGE=/srv (vdb, ext4, 254:16): missed 2 meta-enospc warnings" "$TMP/mi.journal" && grep -qx "MESSAGE=/data (vdc, btrfs, 0:45): missed 2 enospc warnings" "$TMP/mi.journal" && [ "$(sed -n "/^MESSAGE=\/srv (vdb, ext4, 254:16): missed/,/^FSMSG_MISSED=/p" "$TMP/mi.journal" | grep -c "^FSMSG_MOUNTPOINT=")" -eq 2 ]'
 fi
 
 # ---- under valgrind --------------------------------------------------------

@@ -891,7 +891,7 @@ static void test_writers(void)
 			fsm_buf_reset(&b);
 			fsm_buf_reset(&want);
 			fsm_format_missed_words(&b, &m);
-			fsm_buf_printf(&want, "missed %llu enospc warnings on - - (%u:%u)",
+			fsm_buf_printf(&want, "missed %llu enospc warnings on - - (%u:%u) mnt -",
 				       (unsigned long long)m.missed, m.major, m.minor);
 			if (strcmp(fsm_buf_str(&b), fsm_buf_str(&want))) {
 				diag_str("got", fsm_buf_str(&b));
@@ -1708,13 +1708,13 @@ static void test_monitor_text(void)
 	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
 	       "monitor text: every event on stdout, the invalid one skipped");
 	is_str(c.err,
-	       "fsmsg: missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "fsmsg: missed 3 meta-enospc warnings on ext4 vdb (254:16) mnt -\n"
 	       "fsmsg: skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (11)\n",
 	       "monitor text: gap and invalid message reported on stderr");
 	is_str(fsm_buf_str(&c.log),
 	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 3\n"
 	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 4\n"
-	       "3|missed 3 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "3|missed 3 meta-enospc warnings on ext4 vdb (254:16) mnt -\n"
 	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata, uid 1000, pid 123 (alloc_test), count 9 (1 suppressed)\n"
 	       "4|skipped an invalid FS_MSG message: missing required attributes DEV_MAJOR (2), DEV_MINOR (3), COUNT (11)\n"
 	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for data, uid 1000, pid 123 (alloc_test), count 1\n",
@@ -1747,23 +1747,23 @@ static void test_monitor_json_overrun(void)
 
 	is_str(c.out,
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":1}\n"
+	       "\"uuid\":\"" UUID_STR "\",\"mountpoints\":null,\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":5,\"suppressed\":0" NO_DETAILS "}\n"
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":15}\n"
+	       "\"uuid\":\"" UUID_STR "\",\"mountpoints\":null,\"warning\":\"meta-enospc\",\"missed\":15}\n"
 	       "{\"time\":\"" JRECV_STR "\",\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\","
-	       "\"uuid\":\"" UUID_STR "\",\"warning\":\"inode-enospc\",\"missed\":2}\n"
+	       "\"uuid\":\"" UUID_STR "\",\"mountpoints\":null,\"warning\":\"inode-enospc\",\"missed\":2}\n"
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":21,\"suppressed\":0" NO_DETAILS "}\n",
 	       "monitor JSON: missed lines (gap, then resync per type) and events");
 	is_str(c.err,
-	       "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16) mnt -\n"
 	       "fsmsg: overrun: events were dropped because the socket receive buffer was full; counting the missed warnings from the kernel's counters\n"
-	       "fsmsg: missed 15 meta-enospc warnings on ext4 vdb (254:16)\n"
-	       "fsmsg: missed 2 inode-enospc warnings on ext4 vdb (254:16)\n",
+	       "fsmsg: missed 15 meta-enospc warnings on ext4 vdb (254:16) mnt -\n"
+	       "fsmsg: missed 2 inode-enospc warnings on ext4 vdb (254:16) mnt -\n",
 	       "monitor JSON: overrun and missed lines also on stderr");
 	has_str(fsm_buf_str(&c.log), "3|overrun: events were dropped",
 		"overrun logged at LOG_ERR");
@@ -1816,7 +1816,7 @@ static void test_monitor_filter_count(void)
 	       RECV_STR " 0:45 - - uuid - mnt -: warning: no space left for data, count 13\n"
 	       RECV_STR " 0:45 - - uuid - mnt -: warning: no space left for data, count 15\n",
 	       "device filter: only 0:45 events");
-	is_str(c.err, "fsmsg: missed 1 enospc warnings on - - (0:45)\n",
+	is_str(c.err, "fsmsg: missed 1 enospc warnings on - - (0:45) mnt -\n",
 	       "device filter: only 0:45's gap (seed 12, then 13, then 15) reported");
 	cap_free(&c);
 	fsm_fs_list_free(&l);
@@ -2601,7 +2601,7 @@ static void test_journal(void)
 		ok(fsm_journal_missed(&f, &ms) == 0, "journal missed: built");
 		got = fields_str(&f);
 		is_str(got,
-		       "MESSAGE=missed 12 meta-enospc warnings on ext4 vdb (254:16)\n"
+		       "MESSAGE=vdb (ext4, 254:16): missed 12 meta-enospc warnings\n"
 		       "MESSAGE_ID=" FSM_MSGID_MISSED "\n"
 		       "PRIORITY=3\n" J_ID
 		       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
@@ -2658,7 +2658,7 @@ static void test_monitor_journal(void)
 	cap_finish(&c);
 	log = fsm_buf_str(&c.log);
 	is_str(log,
-	       "MESSAGE=missed 1 enospc warnings on ext4 vdb (254:16)\n"
+	       "MESSAGE=vdb (ext4, 254:16): missed 1 enospc warnings\n"
 	       "MESSAGE_ID=" FSM_MSGID_MISSED "\nPRIORITY=3\n" J_ID
 	       "FSMSG_WARNING=enospc\nFSMSG_WARNING_ID=1\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
@@ -2871,10 +2871,10 @@ static void test_receive_time_monitor(void)
 	       TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
 	       "monitor --receive-time, text: the event line with its delay");
-	is_str(c.err, "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16)\n",
+	is_str(c.err, "fsmsg: missed 1 meta-enospc warnings on ext4 vdb (254:16) mnt -\n",
 	       "monitor --receive-time, text: missed report unchanged");
 	is_str(fsm_buf_str(&c.log),
-	       "3|missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "3|missed 1 meta-enospc warnings on ext4 vdb (254:16) mnt -\n"
 	       "4|" TS_STR " 254:16 ext4 vdb uuid " UUID_STR " sb 7 mnt -: warning: no space left for metadata,"
 	       " uid 1000, pid 123 (alloc_test), count 6 (1 suppressed) received +12345.678us\n",
 	       "monitor --receive-time, text: syslog gets the line as printed");
@@ -2889,7 +2889,7 @@ static void test_receive_time_monitor(void)
 	is_str(c.out,
 	       "{\"time\":\"2026-12-03T07:42:51Z\",\"event\":\"missed\",\"dev\":\"254:16\","
 	       "\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
-	       "\"warning\":\"meta-enospc\",\"missed\":1}\n"
+	       "\"mountpoints\":null,\"warning\":\"meta-enospc\",\"missed\":1}\n"
 	       "{\"time\":\"" JTS_STR "\",\"event\":\"warning\",\"timestamp_ns\":\"1796283771123456789\",\"warning\":\"meta-enospc\",\"warning_id\":2,\"severity\":\"warning\",\"severity_id\":2,"
 	       "\"dev\":\"254:16\",\"major\":254,\"minor\":16,\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"label\":null,\"mountpoints\":null,"
 	       "\"sb_id\":7,\"uid\":1000,\"pid\":123,\"comm\":\"alloc_test\",\"count\":6,\"suppressed\":1"
@@ -2908,7 +2908,7 @@ static void test_receive_time_monitor(void)
 	cap_finish(&c);
 	log = fsm_buf_str(&c.log);
 	is_str(log,
-	       "MESSAGE=missed 1 meta-enospc warnings on ext4 vdb (254:16)\n"
+	       "MESSAGE=vdb (ext4, 254:16): missed 1 meta-enospc warnings\n"
 	       "MESSAGE_ID=" FSM_MSGID_MISSED "\nPRIORITY=3\n" J_ID
 	       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
 	       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
@@ -3263,7 +3263,7 @@ static void test_summary(void)
 	       "metrics: the counter follows a summary's COUNT");
 	ok(strstr(c.out, "\"event\":\"summary\"") && !strstr(c.err, "missed 5"),
 	   "monitor: summary printed, its held-back warnings not reported missed");
-	has_str(c.out, "\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"warning\":\"meta-enospc\",\"missed\":2}",
+	has_str(c.out, "\"event\":\"missed\",\"dev\":\"254:16\",\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\",\"mountpoints\":null,\"warning\":\"meta-enospc\",\"missed\":2}",
 		"monitor: the gap before the second summary reported");
 	has_str(fsm_buf_str(&c.log), "4|{\"time\":\"2026-12-03T07:42:52Z\",\"event\":\"summary\"",
 		"monitor: summary to syslog at its severity's priority");
@@ -3890,6 +3890,62 @@ static void test_mounts_format(void)
 		"journal: one FSMSG_MOUNTPOINT per mount point, after the uuid");
 	free(got);
 	raw_free(&r);
+
+	/* A missed report: the same mount points, by the same writers. */
+	{
+		struct fsm_missed ms = {
+			.major = 254, .minor = 16, .warning = 2, .missed = 12,
+			.fstype = "ext4", .device = "vdb", .has_uuid = true,
+			.mnt = { two, 2, "/dev/vdb" },
+		};
+
+		memcpy(ms.uuid, test_uuid, 16);
+		fsm_buf_reset(&b);
+		fsm_format_missed_text(&b, &ms);
+		is_str(fsm_buf_str(&b),
+		       "fsmsg: missed 12 meta-enospc warnings on ext4 vdb (254:16) mnt /srv +1\n",
+		       "missed, text: ' mnt /srv +1' last, as an event has it");
+		ms.mnt = (struct fsm_mnts){ two + 1, 1, "/dev/vdb" };
+		fsm_buf_reset(&b);
+		fsm_format_missed_text(&b, &ms);
+		is_str(fsm_buf_str(&b),
+		       "fsmsg: missed 12 meta-enospc warnings on ext4 vdb (254:16) mnt /mnt/a\\x20b\\x09c\\\\d\\x22e\n",
+		       "missed, text: the mount point one token, escaped");
+		ms.mnt = (struct fsm_mnts){ two, 2, "/dev/vdb" };
+		fsm_buf_reset(&b);
+		fsm_format_missed_json(&b, &ms, TS);
+		is_str(fsm_buf_str(&b),
+		       "{\"time\":\"2026-12-03T07:42:51Z\",\"event\":\"missed\",\"dev\":\"254:16\","
+		       "\"fstype\":\"ext4\",\"device\":\"vdb\",\"uuid\":\"" UUID_STR "\","
+		       "\"mountpoints\":[\"/srv\",\"/mnt/a b\\u0009c\\\\d\\\"e\"],"
+		       "\"warning\":\"meta-enospc\",\"missed\":12}\n",
+		       "missed, JSON: mountpoints after the uuid, every one, escaped");
+		ok(fsm_journal_missed(&f, &ms) == 0, "missed, journal: built");
+		got = fields_str(&f);
+		is_str(got,
+		       "MESSAGE=/srv (vdb, ext4, 254:16): missed 12 meta-enospc warnings\n"
+		       "MESSAGE_ID=" FSM_MSGID_MISSED "\n"
+		       "PRIORITY=3\n" J_ID
+		       "FSMSG_WARNING=meta-enospc\nFSMSG_WARNING_ID=2\n"
+		       "FSMSG_DEV=254:16\nFSMSG_MAJOR=254\nFSMSG_MINOR=16\n"
+		       "FSMSG_DEVICE=vdb\nFSMSG_FSTYPE=ext4\nFSMSG_UUID=" UUID_STR "\n"
+		       "FSMSG_MOUNTPOINT=/srv\nFSMSG_MOUNTPOINT=/mnt/a b\\x09c\\d\"e\n"
+		       "FSMSG_MISSED=12\n",
+		       "missed, journal: MESSAGE starts with the mount point, FSMSG_MOUNTPOINT for each");
+		free(got);
+		ms.mnt = (struct fsm_mnts){ NULL, 0, NULL };
+		ms.device = NULL;
+		fsm_journal_missed(&f, &ms);
+		got = fields_str(&f);
+		has_str(got, "MESSAGE=254:16 (ext4): missed 12 meta-enospc warnings\n",
+			"missed, journal: no mount point, no device name: the number first");
+		ok(!strstr(got, "FSMSG_MOUNTPOINT="), "missed, journal: no FSMSG_MOUNTPOINT when none");
+		free(got);
+		fsm_buf_reset(&b);
+		fsm_format_missed_json(&b, &ms, TS);
+		has_str(fsm_buf_str(&b), ",\"uuid\":\"" UUID_STR "\",\"mountpoints\":null,\"warning\":",
+			"missed, JSON: mountpoints null when none");
+	}
 	fsm_fields_free(&f);
 	fsm_buf_free(&b);
 }
