@@ -119,6 +119,40 @@ else
 	not_ok "the rules use only metrics fsmsg writes"
 fi
 
+# The labels the rules match, aggregate and query by are ones the series
+# have: fsmsg's (the {name=\"...\"} of src/metrics.c) or the target's
+# instance and job. Never device to find a filesystem's info series: it
+# has mountinfo's "/dev/vdb" where fsmsg_warnings_total has the kernel's
+# "vdb".
+{
+	grep -o '\(on\|by\|group_left\|group_right\)([^)]*)' "$RULES" |
+		sed 's/^[a-z_]*(//; s/)$//' | tr ',' '\n'
+	grep -o '[a-z_]*=%q' "$RULES" | sed 's/=%q$//'
+	grep -o '\(sortByLabel\|label\) "[a-z_]*"' "$RULES" | sed 's/.* "//; s/"$//'
+} | tr -d ' ' | sed '/^$/d' | sort -u >"$TMP/labels"
+{ grep -o '[a-z_]*=\\"' src/metrics.c | sed 's/=.*//'; echo instance; echo job; } |
+	sort -u >"$TMP/written"
+{ grep -o 'on([^)]*)' "$RULES" | grep -w device; grep -o 'device=%q' "$RULES"; } >"$TMP/bad"
+if [ -s "$TMP/labels" ] && [ -z "$(comm -23 "$TMP/labels" "$TMP/written")" ] &&
+   [ ! -s "$TMP/bad" ]; then
+	ok "the rules match and query by labels fsmsg writes (or instance, job), not device"
+else
+	{ echo "used by the rules:"; cat "$TMP/labels"; echo "written:"; cat "$TMP/written"
+	  echo "device to match:"; cat "$TMP/bad"; } >"$TMP/log"
+	not_ok "the rules match and query by labels fsmsg writes (or instance, job), not device"
+fi
+
+# Every @FIELD@ the catalog substitutes is a field src/journal.c writes
+# (journalctl shows the name itself for one an entry lacks).
+grep -o '@[A-Z0-9_]*@' "$CATALOG" | tr -d @ | sort -u >"$TMP/catfields"
+grep -o '"[A-Z][A-Z0-9_]*"' src/journal.c | tr -d '"' | sort -u >"$TMP/jfields"
+if [ -s "$TMP/catfields" ] && [ -z "$(comm -23 "$TMP/catfields" "$TMP/jfields")" ]; then
+	ok "the catalog substitutes only fields fsmsg writes"
+else
+	{ echo "in the catalog:"; cat "$TMP/catfields"; echo "written:"; cat "$TMP/jfields"; } >"$TMP/log"
+	not_ok "the catalog substitutes only fields fsmsg writes"
+fi
+
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
