@@ -27,6 +27,12 @@ KOBJ_BASE	:= $(BUILD)/kernel-base
 BASE_CONFIG	:= $(BUILD)/base.config
 NO_PATCHES	:= $(BUILD)/no-patches
 BZIMAGE_BASE	:= $(KOBJ_BASE)/arch/x86/boot/bzImage
+# The series without its data-lost patches (the first patch whose name says
+# data-lost, and every patch after it): make bench-writeback's baseline.
+KSRC_NOWB	:= $(BUILD)/linux-nowb
+KOBJ_NOWB	:= $(BUILD)/kernel-nowb
+NOWB_PATCHES	:= $(BUILD)/nowb-patches
+BZIMAGE_NOWB	:= $(KOBJ_NOWB)/arch/x86/boot/bzImage
 INITRAMFS	:= $(BUILD)/initramfs.cpio
 IMAGES		:= $(BUILD)/images
 GEN_INIT_CPIO	:= $(BUILD)/gen_init_cpio
@@ -46,9 +52,11 @@ endif
 KMAKE = $(MAKE) -C $(KSRC) O=$(KOBJ) CC="$(KCC)" V=$(V)
 KMAKE_DEBUG = $(MAKE) -C $(KSRC) O=$(KOBJ_DEBUG) CC="$(KCC)" V=$(V)
 KMAKE_BASE = $(MAKE) -C $(KSRC_BASE) O=$(KOBJ_BASE) CC="$(KCC)" V=$(V)
+KMAKE_NOWB = $(MAKE) -C $(KSRC_NOWB) O=$(KOBJ_NOWB) CC="$(KCC)" V=$(V)
 
 .PHONY: all help deps kernel kernel-debug kernel-base kernel-tree \
-	kernel-tree-base base-config sparse tools probe initramfs \
+	kernel-tree-base base-config kernel-tree-nowb kernel-nowb \
+	bench-writeback sparse tools probe initramfs \
 	images qemu-test qemu-test-debug qemu-rerun demo bench check check-debug \
 	check-all \
 	check-host checkpatch check-uapi check-am clean distclean
@@ -65,6 +73,8 @@ help:
 	@echo '  qemu-rerun  boot and test again without rebuilding anything'
 	@echo '  check-debug the guest suite on a lockdep/KASAN/UBSAN/kmemleak kernel'
 	@echo '  bench       the cost of the series: baseline and patched kernels, same run'
+	@echo '  bench-writeback  writes each fsync()ed on RAM disks, against the series'
+	@echo '              without its data-lost patches (make bench runs it last)'
 	@echo '  kernel      apply patches/series to the 6.12 tree and build bzImage'
 	@echo '  tools       build fsmsg and alloc_test (host and static builds)'
 	@echo '  initramfs   build the guest initramfs'
@@ -123,6 +133,24 @@ base-config: kernel-tree-base
 
 kernel-base: base-config
 	$(Q)+$(KMAKE_BASE) -j$(JOBS) bzImage
+
+kernel-tree-nowb: deps
+	$(Q)mkdir -p $(NOWB_PATCHES)
+	$(Q)sed -e 's/#.*//' -e '/^[[:space:]]*$$/d' patches/series | \
+		sed '/data-lost/,$$d' > $(NOWB_PATCHES)/series
+	$(Q)while read -r p; do cp patches/$$p $(NOWB_PATCHES)/; done \
+		< $(NOWB_PATCHES)/series
+	$(Q)scripts/prepare-kernel.sh $(KERNEL_TARBALL) $(KSRC_NOWB) $(NOWB_PATCHES)
+
+$(KOBJ_NOWB)/.config: $(KCONFIG) $(KSRC_NOWB)/.series-applied \
+		scripts/kernel-config.sh
+	@echo "  CONFIG  $(KCONFIG) (the series without data-lost)"
+	$(Q)KCC="$(KCC)" scripts/kernel-config.sh $(KSRC_NOWB) $(KOBJ_NOWB) \
+		$(KCONFIG)
+
+kernel-nowb: kernel-tree-nowb
+	$(Q)$(MAKE) -f $(firstword $(MAKEFILE_LIST)) $(KOBJ_NOWB)/.config
+	$(Q)+$(KMAKE_NOWB) -j$(JOBS) bzImage
 
 # sparse on every C file the series touches, with and without the series.
 sparse: kernel-tree base-config
@@ -187,6 +215,19 @@ bench: kernel kernel-base tools probe $(GEN_INIT_CPIO)
 		$(BUILD)/alloc_test/alloc_test.static $(PROBE) \
 		$(BUILD)/fsmsg/promcheck.static
 	$(Q)+$(MAKE) -C fsmsg OUT=$(BUILD)/fsmsg bench
+	$(Q)[ -n "$(BENCH_PART)" ] || \
+		$(MAKE) -f $(firstword $(MAKEFILE_LIST)) bench-writeback
+
+# Writes each fsync()ed on RAM disks, where -icount counts every step of
+# writeback: the series against itself without the data-lost patches.
+# Results in build/bench-writeback/report.txt.
+bench-writeback: kernel kernel-nowb tools probe $(GEN_INIT_CPIO)
+	$(Q)BENCH_PART=fsync \
+		BENCH_BASELINE="the series without its data-lost patches" \
+		scripts/bench.sh $(BZIMAGE_NOWB) $(BZIMAGE) $(GEN_INIT_CPIO) \
+		$(BUILD)/bench-writeback $(BUILD)/fsmsg/fsmsg.static \
+		$(BUILD)/alloc_test/alloc_test.static $(PROBE) \
+		$(BUILD)/fsmsg/promcheck.static
 
 demo: kernel initramfs
 	$(Q)scripts/run-qemu.sh demo $(BZIMAGE) $(INITRAMFS) $(IMAGES) $(BUILD)/log
@@ -217,7 +258,8 @@ check-all: check
 clean:
 	$(Q)rm -rf $(BUILD)/alloc_test $(BUILD)/fsmsg $(BUILD)/images \
 		$(BUILD)/log $(BUILD)/log-debug $(BUILD)/probe $(INITRAMFS) \
-		$(INITRAMFS).list $(GEN_INIT_CPIO) $(BUILD)/bench
+		$(INITRAMFS).list $(GEN_INIT_CPIO) $(BUILD)/bench \
+		$(BUILD)/bench-writeback
 
 distclean:
 	$(Q)rm -rf $(BUILD)

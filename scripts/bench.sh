@@ -10,7 +10,10 @@
 #   BENCH_PART=normal (only the normal-path workloads: writes, writes each
 #   fsync()ed, creates, mkdirs), BENCH_PART=filtered (only the listeners
 #   filtered in the kernel, on the patched kernel: the baseline has none),
-#   BENCH_PART=btrfs (only btrfs's failing operations)
+#   BENCH_PART=btrfs (only btrfs's failing operations), BENCH_PART=fsync
+#   (only writes each fsync()ed, on RAM disks: make bench-writeback),
+#   BENCH_BASELINE (what the baseline kernel is, for the report's heading;
+#   default: unpatched)
 set -euo pipefail
 
 base=$1 patched=$2 gen=$3 out=$4 fsmsg=$5 alloc_test=$6 probe=$7 promcheck=$8
@@ -26,6 +29,8 @@ raw=$out/raw.txt
 # than with plain TCG (see bench/README.md).  One vCPU: icount needs it.
 export ICOUNT=1 QEMU_SMP=1 QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400}
 export APPEND="${APPEND:-}${BENCH_PART:+ fsmsg.bench=$BENCH_PART}"
+# Three RAM disks as large as the largest image (btrfs, 128 MiB).
+[ "${BENCH_PART:-}" = fsync ] && APPEND+=" brd.rd_nr=3 brd.rd_size=131072"
 
 for r in $(seq "$reps"); do
 	kernels="baseline-a baseline-b patched"
@@ -56,4 +61,5 @@ for r in $(seq "$reps"); do
 	done
 done
 
-python3 "$top/scripts/bench-report.py" "$raw" | tee "$out/report.txt"
+python3 "$top/scripts/bench-report.py" "$raw" "${BENCH_BASELINE:-unpatched}" |
+	tee "$out/report.txt"
