@@ -358,6 +358,13 @@ case_ext4_eio() {
 }
 case_add case_ext4_eio "ext4 over a failing disk (error target under an unwritten extent): fsync EIO, one data-lost EIO; a read error reports nothing"
 
+# An overwrite io_end, released in bio completion: the failed bio waits
+# on the io_end for the report, the successful ones do not.
+case_ext4_eio_overwrite() {
+	eio_run ext4 lostext4 2 overwrite
+}
+case_add case_ext4_eio_overwrite "ext4 over a failing disk (error target under an overwrite in place): fsync EIO, one data-lost EIO; a read error reports nothing"
+
 case_xfs_eio() {
 	LOST_FSTYPE=xfs
 	eio_run xfs lostxfs 1 overwrite
